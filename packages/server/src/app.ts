@@ -1,0 +1,98 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Clock } from './lib/clock.js';
+import type { Mailer } from './lib/mailer.js';
+import type { Store } from './store/db.js';
+import { registerAuth, type Authenticator, type Principal } from './http/auth.js';
+import { registerErrorHandling } from './http/errors-plugin.js';
+import { requestIdFor } from './http/request-id.js';
+import { buildValidator } from './http/validation.js';
+import './http/route-config.js';
+import { accountsRepo } from './features/accounts/repo.js';
+import { accountsRoutes } from './features/accounts/routes.js';
+import { accountsService } from './features/accounts/service.js';
+import { sessionsRepo } from './features/accounts/sessions-repo.js';
+import { sessionTokens } from './features/accounts/sessions.js';
+import { keysRepo } from './features/keys/repo.js';
+import { keysRoutes } from './features/keys/routes.js';
+import { keysService } from './features/keys/service.js';
+import { probeRoutes } from './features/meta/probes.js';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  mailer: Mailer;
+  logger: Logger;
+  /** Outbound HTTP (package registry today, notification channels later); tests point it at local servers. */
+  fetch: typeof fetch;
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Builds the whole service from its dependencies; opens no socket and starts no timer. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, store, clock } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    requestIdLogLabel: 'request_id',
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerErrorHandling(app, config.publicUrl);
+
+  const accounts = accountsRepo(store.db);
+  const sessions = sessionsRepo(store.db);
+  const tokens = sessionTokens({ secretKey: config.secretKey, clock, repo: sessions });
+  const keys = keysService({ keys: keysRepo(store.db), accounts, sessions, clock });
+
+  const authenticator: Authenticator = {
+    async authenticate(token): Promise<Principal | null> {
+      if (token.startsWith('mk_')) return keys.authenticate(token);
+      const session = await tokens.verify(token);
+      if (!session) return null;
+      return {
+        accountId: session.account_id,
+        userId: session.user_id,
+        kind: 'session',
+        credentialId: session.id,
+        scopes: new Set(['read', 'write', 'admin']),
+        capabilities: new Set(),
+      };
+    },
+  };
+  registerAuth(app, authenticator);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Kiln API', version: 'v1', description: 'Self-hostable server monitoring.' },
+      servers: config.publicUrl ? [{ url: `${config.publicUrl}/api/v1` }] : [{ url: '/api/v1' }],
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Session token, account key (mk_…) or, on /ingest, collector key (col_…)' } },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  await app.register(async (api) => {
+    await api.register(accountsRoutes, {
+      accounts: accountsService({ repo: accounts, sessions, tokens, clock, mailer: deps.mailer, log: deps.logger }),
+      publicUrl: config.publicUrl,
+    });
+    await api.register(keysRoutes, { keys });
+  }, { prefix: '/api/v1' });
+
+  await app.register(probeRoutes, { store });
+  return app as unknown as FastifyInstance;
+}

@@ -1,0 +1,112 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+/** The one typed configuration object; everything else receives it, nothing reads process.env. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  publicUrl: string | null;
+  secretKey: string;
+  smtpUrl: string | null;
+  mailFrom: string;
+  trustProxy: boolean;
+  logLevel: string;
+  agentRegistryUrl: string | null;
+  agentPackage: string | null;
+  agentChangelogUrl: string | null;
+  minAgentVersion: string;
+  bundledAgentVersion: string;
+}
+
+export class ConfigError extends Error {}
+
+/** The agent version shipped with this release; used when no registry is configured or it fails. */
+export const BUNDLED_AGENT_VERSION = '0.10.1';
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | null {
+  const value = env[name]?.trim();
+  return value ? value : null;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const value = str(env, name);
+  if (value === null) return fallback;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${value}"`);
+}
+
+function port(env: Env): number {
+  const value = str(env, 'PORT') ?? '8080';
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new ConfigError(`PORT must be 0-65535, got "${value}"`);
+  return n;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const value = str(env, name);
+  if (value === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function semver(env: Env, name: string, fallback: string): string {
+  const value = str(env, name) ?? fallback;
+  if (!/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/.test(value)) throw new ConfigError(`${name} must be a version like 1.2.3`);
+  return value;
+}
+
+/**
+ * SECRET_KEY signs session tokens and derives the encryption key of channel
+ * secrets. When it is not set, one is generated once and kept in DATA_DIR so
+ * sessions survive restarts.
+ */
+export function loadSecretKey(env: Env, dataDir: string): string {
+  const given = str(env, 'SECRET_KEY');
+  if (given !== null) {
+    if (given.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
+    return given;
+  }
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = resolve(str(env, 'DATA_DIR') ?? './data');
+  return {
+    port: port(env),
+    host: str(env, 'HOST') ?? '127.0.0.1',
+    dataDir,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),
+    secretKey: loadSecretKey(env, dataDir),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: str(env, 'MAIL_FROM') ?? 'Kiln <kiln@localhost>',
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    agentRegistryUrl: url(env, 'AGENT_REGISTRY_URL', ['http:', 'https:']),
+    agentPackage: str(env, 'AGENT_PACKAGE'),
+    agentChangelogUrl: url(env, 'AGENT_CHANGELOG_URL', ['http:', 'https:']),
+    minAgentVersion: semver(env, 'MIN_AGENT_VERSION', '0.1.0'),
+    bundledAgentVersion: BUNDLED_AGENT_VERSION,
+  };
+}

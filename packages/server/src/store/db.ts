@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Resolves when the store answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** `postgres://…`; when null the embedded SQLite store is used. */
+  databaseUrl: string | null;
+  /** Directory of the SQLite file (ignored for PostgreSQL). */
+  dataDir: string;
+  /** SQLite file name inside dataDir. */
+  sqliteFile?: string;
+  /** PostgreSQL schema to use instead of `public` (tests isolate each run in one). */
+  pgSchema?: string;
+  poolSize?: number;
+}
+
+// COUNT(*) and other int8 values arrive as strings by default; every count here fits a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function openStore(options: StoreOptions): Store {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openSqlite(options);
+}
+
+function openSqlite(options: StoreOptions): Store {
+  mkdirSync(options.dataDir, { recursive: true });
+  const file = join(options.dataDir, options.sqliteFile ?? 'kiln.sqlite');
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string, options: StoreOptions): Store {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+  });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}

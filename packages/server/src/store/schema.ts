@@ -1,0 +1,132 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Column conventions shared by both dialects: timestamps are ISO-8601 UTC
+ * strings with milliseconds (they sort as text), booleans are integers 0/1,
+ * lists and objects are JSON text.
+ */
+type Timestamp = string;
+type Flag = number;
+type Json = string;
+
+export interface AccountsTable {
+  id: string;
+  created_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  email: string;
+  email_normalized: string;
+  name: string;
+  password_hash: string;
+  verified: Flag;
+  role: string;
+  created_at: Timestamp;
+}
+
+export interface EmailVerificationsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  account_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  reauth_until: Timestamp | null;
+}
+
+export interface AccountKeysTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  secret_hash: string;
+  scopes: Json;
+  capabilities: Json;
+  created_at: Timestamp;
+  expires_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  reauth_until: Timestamp | null;
+}
+
+export interface LegacySubscriptionsTable {
+  account_id: string;
+  plan: string;
+  has_default_payment_method: Flag;
+  current_period_end: Timestamp | null;
+  cancel_at_period_end: Flag;
+  billing_enforcement_exempt: Flag;
+  free_server_quota: number;
+}
+
+export interface ServersTable {
+  id: string;
+  account_id: string;
+  name: string;
+  name_is_placeholder: Flag;
+  hostname: string | null;
+  tags: Json;
+  profile: string | null;
+  ip: string | null;
+  os_type: string | null;
+  os_version: string | null;
+  status: string;
+  suspended_at: Timestamp | null;
+  suspended_reason: string | null;
+  last_seen_at: Timestamp | null;
+  collector_version: string | null;
+  disk_health_rollup: string;
+  dmi_vendor: string | null;
+  dmi_product: string | null;
+  ipmi_sensors_count: number | null;
+  config_overrides: Json;
+  free_analysis_used: Flag;
+  collector_key_hash: string;
+  key_rotated_at: Timestamp | null;
+  created_at: Timestamp;
+  trashed_at: Timestamp | null;
+}
+
+export interface ServerTagsTable {
+  server_id: string;
+  account_id: string;
+  tag: string;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  idem_key: string;
+  request_hash: string;
+  state: 'in_flight' | 'done';
+  status_code: number | null;
+  response_body: string | null;
+  created_at: Timestamp;
+  locked_until: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  users: UsersTable;
+  email_verifications: EmailVerificationsTable;
+  sessions: SessionsTable;
+  account_keys: AccountKeysTable;
+  legacy_subscriptions: LegacySubscriptionsTable;
+  servers: ServersTable;
+  server_tags: ServerTagsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+// Re-exported so repos can type generated columns later without importing kysely directly.
+export type { ColumnType, Generated };

@@ -1,0 +1,175 @@
+import { after, before, describe } from 'node:test';
+import { Writable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { BUNDLED_AGENT_VERSION, type Config } from '../../src/config.js';
+import { logRedaction } from '../../src/lib/log.js';
+import { logMailer, type Mailer } from '../../src/lib/mailer.js';
+import type { Dialect, Store } from '../../src/store/db.js';
+import { FakeClock } from './clock.js';
+import { createTestStore, storeKinds } from './stores.js';
+
+export interface TestApp {
+  kind: Dialect;
+  app: FastifyInstance;
+  store: Store;
+  clock: FakeClock;
+  config: Config;
+  /** Every log line the app wrote, as text. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  config?: Partial<Config>;
+  mailer?: (logger: pino.Logger) => Mailer;
+  fetch?: typeof fetch;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: '',
+    databaseUrl: null,
+    redisUrl: null,
+    publicUrl: null,
+    secretKey: 'test-secret-key-that-is-long-enough-0123456789',
+    smtpUrl: null,
+    mailFrom: 'Kiln <kiln@test.invalid>',
+    trustProxy: false,
+    logLevel: 'info',
+    agentRegistryUrl: null,
+    agentPackage: null,
+    agentChangelogUrl: null,
+    minAgentVersion: '0.1.0',
+    bundledAgentVersion: BUNDLED_AGENT_VERSION,
+    ...overrides,
+  };
+}
+
+export async function startApp(kind: Dialect, options: TestAppOptions = {}): Promise<TestApp> {
+  const { store, dispose } = await createTestStore(kind);
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = pino({ level: 'info', redact: logRedaction }, sink);
+  const mailer = options.mailer ? options.mailer(logger) : logMailer(logger);
+  const clock = new FakeClock();
+  const config = testConfig(options.config);
+  const app = await buildApp({ config, store, clock, mailer, logger, fetch: options.fetch ?? globalThis.fetch });
+  await app.ready();
+  return {
+    kind, app, store, clock, config, logs,
+    async close() {
+      await app.close();
+      await mailer.close();
+      await dispose();
+    },
+  };
+}
+
+/**
+ * Runs a suite once per store (SQLite, and PostgreSQL when TEST_DATABASE_URL
+ * is set), each against its own fresh, migrated store.
+ */
+export function describeEachStore(title: string, body: (t: TestApp) => void, options: TestAppOptions = {}): void {
+  for (const kind of storeKinds()) {
+    describe(`${title} [${kind}]`, () => {
+      const t = { kind } as TestApp;
+      before(async () => {
+        Object.assign(t, await startApp(kind, options));
+      });
+      after(async () => {
+        await t.close();
+      });
+      body(t);
+    });
+  }
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | number | undefined>;
+  raw: string;
+}
+
+export async function api<T = any>(
+  t: { app: FastifyInstance },
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS',
+  url: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let payload: string | undefined;
+  if (options.rawBody !== undefined) payload = options.rawBody;
+  else if (options.body !== undefined) {
+    payload = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await t.app.inject({ method, url, headers, payload });
+  let body: any = response.body;
+  try {
+    body = response.body ? JSON.parse(response.body) : null;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.statusCode, body, headers: response.headers, raw: response.body };
+}
+
+export const PASSWORD = 'correct horse battery staple';
+
+export interface TestUser {
+  token: string;
+  email: string;
+  password: string;
+  user: { id: string; email: string; name: string };
+}
+
+export function uniqueEmail(prefix = 'user'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}@example.com`;
+}
+
+export async function registerUser(t: TestApp, name = 'Test User'): Promise<TestUser> {
+  const email = uniqueEmail();
+  const res = await api(t, 'POST', '/api/v1/auth/register', { body: { email, password: PASSWORD, name } });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.raw}`);
+  return { token: res.body.token, email, password: PASSWORD, user: res.body.user };
+}
+
+export async function createKey(
+  t: TestApp,
+  token: string,
+  scopes: string[],
+  capabilities: string[] = [],
+): Promise<{ secret: string; id: string }> {
+  const res = await api(t, 'POST', '/api/v1/account/keys', { token, body: { name: 'test key', scopes, capabilities } });
+  if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${res.raw}`);
+  return { secret: res.body.secret, id: res.body.key.id };
+}
+
+/** Asserts the spec's error envelope and returns it. */
+export function expectEnvelope(res: ApiResponse, status: number, code: string): any {
+  const problems: string[] = [];
+  if (res.status !== status) problems.push(`status ${res.status}, expected ${status}`);
+  const b = res.body ?? {};
+  if (b.error !== code) problems.push(`error ${JSON.stringify(b.error)}, expected ${code}`);
+  for (const field of ['error', 'message', 'request_id', 'documentation_url', 'retryable', 'retry_after_seconds', 'details']) {
+    if (!(field in b)) problems.push(`missing ${field}`);
+  }
+  if (b.request_id !== res.headers['x-request-id']) problems.push('request_id differs from X-Request-Id');
+  if (typeof b.documentation_url === 'string' && !b.documentation_url.endsWith(`/docs/errors#${code}`)) {
+    problems.push(`documentation_url ${b.documentation_url}`);
+  }
+  if (!Array.isArray(b.details)) problems.push('details is not an array');
+  if (problems.length) throw new Error(`${problems.join('; ')}\nbody: ${res.raw}`);
+  return b;
+}

@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openStore, type Dialect, type Store } from '../../src/store/db.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+
+/**
+ * The stores every store-touching test runs on: SQLite always, PostgreSQL
+ * when TEST_DATABASE_URL is set. TEST_STORES=postgres (or sqlite) narrows it.
+ */
+export function storeKinds(): Dialect[] {
+  const kinds: Dialect[] = ['sqlite'];
+  if (process.env.TEST_DATABASE_URL) kinds.push('postgres');
+  const only = process.env.TEST_STORES?.split(',').map((s) => s.trim());
+  if (only?.length) {
+    const narrowed = kinds.filter((k) => only.includes(k));
+    if (only.includes('postgres') && !process.env.TEST_DATABASE_URL) {
+      throw new Error('TEST_STORES asks for postgres but TEST_DATABASE_URL is not set');
+    }
+    return narrowed;
+  }
+  return kinds;
+}
+
+export interface TestStore {
+  store: Store;
+  dispose(): Promise<void>;
+}
+
+/** A migrated, empty store of its own: a temporary SQLite file, or a fresh PostgreSQL schema. */
+export async function createTestStore(kind: Dialect): Promise<TestStore> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'kiln-test-'));
+    const store = openStore({ databaseUrl: null, dataDir: dir });
+    await migrateToLatest(store.db);
+    return {
+      store,
+      async dispose() {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const url = process.env.TEST_DATABASE_URL!;
+  const schema = `kiln_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const store = openStore({ databaseUrl: url, dataDir: '', pgSchema: schema, poolSize: 4 });
+  await migrateToLatest(store.db);
+  return {
+    store,
+    async dispose() {
+      await store.close();
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      await cleanup.query(`drop schema ${schema} cascade`);
+      await cleanup.end();
+    },
+  };
+}
