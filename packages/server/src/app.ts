@@ -19,7 +19,12 @@ import { sessionTokens } from './features/accounts/sessions.js';
 import { keysRepo } from './features/keys/repo.js';
 import { keysRoutes } from './features/keys/routes.js';
 import { keysService } from './features/keys/service.js';
+import type { FeatureDeps } from './features/deps.js';
+import { billingRoutes } from './features/billing/routes.js';
+import { docsRoutes } from './features/meta/docs.js';
 import { probeRoutes } from './features/meta/probes.js';
+import { versionRoutes } from './features/meta/version.js';
+import { serversRoutes } from './features/servers/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -72,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   };
   registerAuth(app, authenticator);
+  const feature: FeatureDeps = { config, store, clock, logger: deps.logger, fetch: deps.fetch, keys };
 
   await app.register(swagger, {
     openapi: {
@@ -91,8 +97,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       publicUrl: config.publicUrl,
     });
     await api.register(keysRoutes, { keys });
+    await api.register(serversRoutes, feature);
+    await api.register(billingRoutes, feature);
+    await api.register(versionRoutes, feature);
   }, { prefix: '/api/v1' });
 
+  await app.register(docsRoutes, feature);
   await app.register(probeRoutes, { store });
   return app as unknown as FastifyInstance;
 }
