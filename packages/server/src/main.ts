@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   }
   const logger = pino({ level: config.logLevel, redact: logRedaction });
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const applied = await migrateToLatest(store.db);
+  const applied = await migrateToLatest(store);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger);

@@ -6,7 +6,7 @@ import { migrateToLatest } from './migrate.js';
 const config = loadConfig();
 const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 try {
-  const applied = await migrateToLatest(store.db);
+  const applied = await migrateToLatest(store);
   process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
 } catch (err) {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,4 +1,5 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import type { Store } from './db.js';
 import * as foundation from './migrations/2026-11-22T0300_foundation.js';
 
 /** The one migration history; both dialects run the same list in the same order. */
@@ -9,8 +10,14 @@ const MIGRATIONS: Record<string, Migration> = {
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Applies pending migrations under the migrator's lock; throws with the failing migration's name. */
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
+export async function migrateToLatest({ db, dialect }: Pick<Store, 'db' | 'dialect'>): Promise<string[]> {
+  // On PostgreSQL the migrator looks for its own tables in any schema of the
+  // search path; pinning them to the current schema keeps two deployments (or
+  // two test runs) that share a database in separate schemas apart.
+  const migrationTableSchema = dialect === 'postgres'
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+    : undefined;
+  const migrator = new Migrator({ db, provider, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error) {

@@ -34,7 +34,7 @@ export async function createTestStore(kind: Dialect): Promise<TestStore> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'kiln-test-'));
     const store = openStore({ databaseUrl: null, dataDir: dir });
-    await migrateToLatest(store.db);
+    await migrateToLatest(store);
     return {
       store,
       async dispose() {
@@ -50,7 +50,7 @@ export async function createTestStore(kind: Dialect): Promise<TestStore> {
   await admin.query(`create schema ${schema}`);
   await admin.end();
   const store = openStore({ databaseUrl: url, dataDir: '', pgSchema: schema, poolSize: 4 });
-  await migrateToLatest(store.db);
+  await migrateToLatest(store);
   return {
     store,
     async dispose() {
