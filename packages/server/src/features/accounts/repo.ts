@@ -48,6 +48,12 @@ export function accountsRepo(db: Kysely<Database>) {
       return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
     },
 
+    /** `free` unless the account carries a residual legacy subscription. */
+    async planOf(accountId: string): Promise<string> {
+      const row = await db.selectFrom('legacy_subscriptions').select('plan').where('account_id', '=', accountId).executeTakeFirst();
+      return row?.plan ?? 'free';
+    },
+
     async countServers(accountId: string): Promise<number> {
       const row = await db.selectFrom('servers').select((eb) => eb.fn.countAll<number>().as('n'))
         .where('account_id', '=', accountId).where('trashed_at', 'is', null).executeTakeFirstOrThrow();

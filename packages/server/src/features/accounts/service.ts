@@ -4,7 +4,7 @@ import { DAY_MS, addMs, iso, type Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { newId, newOpaqueToken } from '../../lib/ids.js';
 import type { Mailer } from '../../lib/mailer.js';
-import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.js';
+import { burnPasswordCheck, hashPassword, prepareDummyHash, verifyPassword } from '../../lib/passwords.js';
 import type { Principal } from '../../http/auth.js';
 import { ApiError, notFound, validationFailed } from '../../http/errors.js';
 import { isUniqueViolation } from '../../store/errors.js';
@@ -43,6 +43,7 @@ export function accountsService(deps: {
   log: Logger;
 }) {
   const { repo, tokens, clock } = deps;
+  prepareDummyHash();
 
   function sendVerification(email: string, origin: string, token: string): void {
     const link = `${origin}/verify-email?token=${encodeURIComponent(token)}`;
@@ -110,7 +111,8 @@ export function accountsService(deps: {
     async me(principal: Principal) {
       const user = await repo.findUser(principal.accountId, principal.userId);
       if (!user) throw notFound('user');
-      return { ...userView(user), servers_count: await repo.countServers(principal.accountId), plan: 'free' };
+      const [serversCount, plan] = await Promise.all([repo.countServers(principal.accountId), repo.planOf(principal.accountId)]);
+      return { ...userView(user), servers_count: serversCount, plan };
     },
 
     async verifyEmail(token: string) {
