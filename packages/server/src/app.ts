@@ -8,6 +8,7 @@ import type { Mailer } from './lib/mailer.js';
 import type { Store } from './store/db.js';
 import { registerAuth, type Authenticator, type Principal } from './http/auth.js';
 import { registerErrorHandling } from './http/errors-plugin.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { requestIdFor } from './http/request-id.js';
 import { buildValidator } from './http/validation.js';
 import './http/route-config.js';
@@ -22,6 +23,7 @@ import { keysService } from './features/keys/service.js';
 import type { FeatureDeps } from './features/deps.js';
 import { billingRoutes } from './features/billing/routes.js';
 import { docsRoutes } from './features/meta/docs.js';
+import { documentRouteAccess } from './features/meta/openapi-access.js';
 import { probeRoutes } from './features/meta/probes.js';
 import { versionRoutes } from './features/meta/version.js';
 import { serversRoutes } from './features/servers/routes.js';
@@ -77,9 +79,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   };
   registerAuth(app, authenticator);
+  registerIdempotency(app, { db: store.db, clock, secretKey: config.secretKey });
   const feature: FeatureDeps = { config, store, clock, logger: deps.logger, fetch: deps.fetch, keys };
 
   await app.register(swagger, {
+    transform: documentRouteAccess,
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Kiln API', version: 'v1', description: 'Self-hostable server monitoring.' },
