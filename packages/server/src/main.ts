@@ -6,6 +6,8 @@ import { logMailer, smtpMailer } from './lib/mailer.js';
 import { logRedaction } from './lib/log.js';
 import { openStore } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
+import { serviceJobs } from './jobs/index.js';
+import { startScheduler } from './jobs/scheduler.js';
 
 async function main(): Promise<void> {
   let config;
@@ -25,6 +27,7 @@ async function main(): Promise<void> {
 
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger);
   const app = await buildApp({ config, store, clock: systemClock, mailer, logger, fetch: globalThis.fetch });
+  const scheduler = startScheduler(serviceJobs(store), { clock: systemClock, logger });
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -37,6 +40,7 @@ async function main(): Promise<void> {
     }, 25_000);
     force.unref();
     try {
+      await scheduler.stop();
       await app.close();
       await mailer.close();
       await store.close();
