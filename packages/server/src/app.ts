@@ -9,6 +9,7 @@ import type { Store } from './store/db.js';
 import { registerAuth, type Authenticator, type Principal } from './http/auth.js';
 import { registerErrorHandling } from './http/errors-plugin.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerJsonParser } from './http/json-body.js';
 import { requestIdFor } from './http/request-id.js';
 import { buildValidator } from './http/validation.js';
 import './http/route-config.js';
@@ -57,6 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('X-Request-Id', request.id);
   });
   registerErrorHandling(app, config.publicUrl);
+  registerJsonParser(app);
 
   const accounts = accountsRepo(store.db);
   const sessions = sessionsRepo(store.db);
