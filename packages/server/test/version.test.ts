@@ -217,11 +217,11 @@ describeEachStore('GET /version behind PUBLIC_URL', (t) => {
 
 describe('agent registry lookup', () => {
   test('distTagsUrl escapes scoped and plain names the way npm does', () => {
-    assert.equal(distTagsUrl('https://registry.npmjs.org/', '@kiln/agent'), 'https://registry.npmjs.org/-/package/@kiln%2fagent/dist-tags');
+    assert.equal(distTagsUrl('https://packages.example/', '@kiln/agent'), 'https://packages.example/-/package/@kiln%2fagent/dist-tags');
     assert.equal(distTagsUrl('http://r.test', 'kiln-agent'), 'http://r.test/-/package/kiln-agent/dist-tags');
   });
 
-  test('gives up on a registry that does not answer within 3 seconds', async () => {
+  test('gives up on a registry that does not answer within the timeout', async () => {
     const registry = new FakeRegistry();
     registry.mode = 'hang';
     const url = await registry.start();
@@ -231,11 +231,10 @@ describe('agent registry lookup', () => {
         clock: new FakeClock(),
         fetch: globalThis.fetch,
         logger: pino({ level: 'silent' }),
+        timeoutMs: 100,
       });
-      const started = process.hrtime.bigint();
       assert.equal(await source.latest(), '9.9.9');
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      assert.ok(seconds >= 2.5 && seconds < 10, `took ${seconds} s`);
+      assert.equal(registry.hits, 1, 'the registry was asked and never answered');
     } finally {
       await registry.stop();
     }

@@ -23,8 +23,8 @@ export function distTagsUrl(registryUrl: string, packageName: string): string {
   return `${registryUrl.replace(/\/+$/, '')}/-/package/${escapePackageName(packageName)}/dist-tags`;
 }
 
-async function fetchLatest(fetchFn: typeof fetch, url: string): Promise<string> {
-  const res = await fetchFn(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(REGISTRY_TIMEOUT_MS) });
+async function fetchLatest(fetchFn: typeof fetch, url: string, timeoutMs: number): Promise<string> {
+  const res = await fetchFn(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
   if (!res.ok) {
     await res.body?.cancel();
     throw new Error(`registry answered ${res.status}`);
@@ -49,6 +49,8 @@ export function agentVersionSource(deps: {
   clock: Clock;
   fetch: typeof fetch;
   logger: Logger;
+  /** How long one registry request may take (REGISTRY_TIMEOUT_MS unless a test shortens it). */
+  timeoutMs?: number;
 }) {
   const { config, clock } = deps;
   const url = config.agentRegistryUrl && config.agentPackage ? distTagsUrl(config.agentRegistryUrl, config.agentPackage) : null;
@@ -58,7 +60,7 @@ export function agentVersionSource(deps: {
 
   async function refresh(registryUrl: string): Promise<string> {
     try {
-      const latest = await fetchLatest(deps.fetch, registryUrl);
+      const latest = await fetchLatest(deps.fetch, registryUrl, deps.timeoutMs ?? REGISTRY_TIMEOUT_MS);
       lastGood = latest;
       cached = { value: latest, expiresAt: clock.now().getTime() + LATEST_TTL_MS };
       return latest;
