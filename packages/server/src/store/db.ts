@@ -22,8 +22,6 @@ export interface StoreOptions {
   dataDir: string;
   /** SQLite file name inside dataDir. */
   sqliteFile?: string;
-  /** PostgreSQL schema to use instead of `public` (tests isolate each run in one). */
-  pgSchema?: string;
   poolSize?: number;
 }
 
@@ -58,7 +56,6 @@ function openPostgres(url: string, options: StoreOptions): Store {
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
-    ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});

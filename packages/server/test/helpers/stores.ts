@@ -24,6 +24,16 @@ export function storeKinds(): Dialect[] {
   return kinds;
 }
 
+async function adminQuery(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Fault tests close the store themselves; disposal must still remove the files or the schema. */
 async function closeOnce(store: Store): Promise<void> {
   try {
@@ -38,7 +48,7 @@ export interface TestStore {
   dispose(): Promise<void>;
 }
 
-/** A migrated, empty store of its own: a temporary SQLite file, or a fresh PostgreSQL schema. */
+/** A migrated, empty store of its own: a temporary SQLite file, or a fresh PostgreSQL database. */
 export async function createTestStore(kind: Dialect): Promise<TestStore> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'kiln-test-'));
@@ -52,22 +62,20 @@ export async function createTestStore(kind: Dialect): Promise<TestStore> {
       },
     };
   }
-  const url = process.env.TEST_DATABASE_URL!;
-  const schema = `kiln_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const store = openStore({ databaseUrl: url, dataDir: '', pgSchema: schema, poolSize: 4 });
+  // A database of its own, not a schema: Kysely's migrator introspects every
+  // schema of its database, which races with other test files dropping theirs.
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const name = `kiln_test_${randomBytes(6).toString('hex')}`;
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  await adminQuery(adminUrl, `create database ${name}`);
+  const store = openStore({ databaseUrl: url.toString(), dataDir: '', poolSize: 4 });
   await migrateToLatest(store);
   return {
     store,
     async dispose() {
       await closeOnce(store);
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`drop schema ${schema} cascade`);
-      await cleanup.end();
+      await adminQuery(adminUrl, `drop database ${name} with (force)`);
     },
   };
 }
