@@ -28,6 +28,8 @@ import { documentRouteAccess } from './features/meta/openapi-access.js';
 import { probeRoutes } from './features/meta/probes.js';
 import { versionRoutes } from './features/meta/version.js';
 import { serversRoutes } from './features/servers/routes.js';
+import { ingestRoutes } from './features/ingest/routes.js';
+import { healthRoutes } from './features/health/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -104,6 +106,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     await api.register(keysRoutes, { keys });
     await api.register(serversRoutes, feature);
+    await api.register(ingestRoutes, feature);
+    await api.register(healthRoutes, feature);
     await api.register(billingRoutes, feature);
     await api.register(versionRoutes, feature);
   }, { prefix: '/api/v1' });

@@ -20,6 +20,8 @@ export interface Config {
   agentChangelogUrl: string | null;
   minAgentVersion: string;
   bundledAgentVersion: string;
+  /** How long metric history is kept, per resolution (days). */
+  retention: { rawDays: number; fiveMinuteDays: number; hourDays: number; dayDays: number };
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +48,14 @@ function port(env: Env): number {
   const value = str(env, 'PORT') ?? '8080';
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new ConfigError(`PORT must be 0-65535, got "${value}"`);
+  return n;
+}
+
+function days(env: Env, name: string, fallback: number): number {
+  const value = str(env, name);
+  if (value === null) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 36_500) throw new ConfigError(`${name} must be a whole number of days (1-36500), got "${value}"`);
   return n;
 }
 
@@ -108,5 +118,11 @@ export function loadConfig(env: Env = process.env): Config {
     agentChangelogUrl: url(env, 'AGENT_CHANGELOG_URL', ['http:', 'https:']),
     minAgentVersion: semver(env, 'MIN_AGENT_VERSION', '0.1.0'),
     bundledAgentVersion: BUNDLED_AGENT_VERSION,
+    retention: {
+      rawDays: days(env, 'RETENTION_RAW_DAYS', 7),
+      fiveMinuteDays: days(env, 'RETENTION_5M_DAYS', 30),
+      hourDays: days(env, 'RETENTION_1H_DAYS', 400),
+      dayDays: days(env, 'RETENTION_1D_DAYS', 1825),
+    },
   };
 }

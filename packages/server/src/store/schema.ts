@@ -96,6 +96,7 @@ export interface ServersTable {
   key_rotated_at: Timestamp | null;
   created_at: Timestamp;
   trashed_at: Timestamp | null;
+  last_ingest_at: Timestamp | null;
 }
 
 export interface ServerTagsTable {
@@ -116,6 +117,30 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
+export interface LatestSnapshotsTable {
+  server_id: string;
+  received_at: Timestamp;
+  /** The snapshot as the agent sent it, unknown fields included. */
+  snapshot: Json;
+  /** The metric values extracted from it (MetricValues). */
+  metrics: Json;
+}
+
+export interface MetricSamplesTable {
+  server_id: string;
+  ts: Timestamp;
+  metrics: Json;
+}
+
+export interface MetricRollupsTable {
+  server_id: string;
+  resolution: '5m' | '1h' | '1d';
+  /** Start of the bucket. */
+  bucket: Timestamp;
+  /** Per series `[count, sum, min, max]`. */
+  stats: Json;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -126,6 +151,9 @@ export interface Database {
   servers: ServersTable;
   server_tags: ServerTagsTable;
   idempotency_keys: IdempotencyKeysTable;
+  latest_snapshots: LatestSnapshotsTable;
+  metric_samples: MetricSamplesTable;
+  metric_rollups: MetricRollupsTable;
 }
 
 // Re-exported so repos can type generated columns later without importing kysely directly.

@@ -46,6 +46,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     agentChangelogUrl: null,
     minAgentVersion: '0.1.0',
     bundledAgentVersion: BUNDLED_AGENT_VERSION,
+    retention: { rawDays: 7, fiveMinuteDays: 30, hourDays: 400, dayDays: 1825 },
     ...overrides,
   };
 }
