@@ -6,7 +6,8 @@ import type { ErrorDetail } from './errors.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function makeAjv(options: Options): Ajv {
-  const ajv = new Ajv({ allErrors: false, removeAdditional: true, useDefaults: true, allowUnionTypes: true, strict: false, ...options });
+  // strictNumbers: JSON such as 1e999 parses to Infinity, which no field accepts.
+  const ajv = new Ajv({ allErrors: false, removeAdditional: true, useDefaults: true, allowUnionTypes: true, strict: false, strictNumbers: true, ...options });
   addFormats(ajv);
   return ajv;
 }

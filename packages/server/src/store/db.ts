@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -32,6 +32,33 @@ export function openStore(options: StoreOptions): Store {
   return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openSqlite(options);
 }
 
+/** How many distinct SQL texts keep their prepared statement. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs about as
+ * much as running a small statement. This reuses statements by SQL text, least
+ * recently used first out. Safe because Kysely runs one query at a time on
+ * the connection and consumes each result fully.
+ */
+function withStatementCache(database: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (statement) {
+        cache.delete(text);
+      } else {
+        statement = database.prepare(text);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(text, statement);
+      return statement;
+    },
+  };
+}
+
 function openSqlite(options: StoreOptions): Store {
   mkdirSync(options.dataDir, { recursive: true });
   const file = join(options.dataDir, options.sqliteFile ?? 'kiln.sqlite');
@@ -40,7 +67,7 @@ function openSqlite(options: StoreOptions): Store {
   database.pragma('busy_timeout = 5000');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   return {
     db,
     dialect: 'sqlite',
