@@ -163,17 +163,17 @@ describeEachStore('POST /servers with PUBLIC_URL', (t) => {
 }, { config: { publicUrl: 'https://kiln.example.com' } });
 
 describeEachStore('GET /servers/:server_id', (t) => {
-  test('returns the list fields plus config_overrides and free_analysis_used, with agent fields null until a snapshot', async () => {
+  test('returns the list fields plus config_overrides, free_analysis_used and hardware, with agent fields null until a snapshot', async () => {
     const u = await registerUser(t);
     const server = await createServer(t, u.token, { name: 'web-01', tags: ['a', 'b'] });
     const res = await api(t, 'GET', `/api/v1/servers/${server.id}`, { token: u.token });
     assert.equal(res.status, 200);
-    assert.deepEqual(Object.keys(res.body).sort(), [...SERVER_FIELDS, 'config_overrides', 'free_analysis_used'].sort());
+    assert.deepEqual(Object.keys(res.body).sort(), [...SERVER_FIELDS, 'config_overrides', 'free_analysis_used', 'hardware'].sort());
     assert.deepEqual(res.body, {
       id: server.id, name: 'web-01', hostname: 'web-01', ip: null, os_type: null, os_version: null, status: 'active',
       suspended_at: null, suspended_reason: null, last_seen_at: null, collector_version: null, active_alerts: 0,
       disk_health_rollup: 'healthy', created_at: t.clock.now().toISOString(), tags: ['a', 'b'], dmi_vendor: null,
-      dmi_product: null, ipmi_sensors_count: null, profile: null, config_overrides: {}, free_analysis_used: false,
+      dmi_product: null, ipmi_sensors_count: null, profile: null, config_overrides: {}, free_analysis_used: false, hardware: null,
     });
   });
 
@@ -204,7 +204,7 @@ describeEachStore('PATCH /servers/:server_id', (t) => {
       body: { name: '  Web One ', tags: ['keep', 'new', 'keep'], profile: 'marketplace_gpu' },
     });
     assert.equal(res.status, 200);
-    assert.deepEqual(Object.keys(res.body).sort(), [...SERVER_FIELDS, 'config_overrides', 'free_analysis_used'].sort());
+    assert.deepEqual(Object.keys(res.body).sort(), [...SERVER_FIELDS, 'config_overrides', 'free_analysis_used', 'hardware'].sort());
     assert.equal(res.body.name, 'Web One');
     assert.deepEqual(res.body.tags, ['keep', 'new']);
     assert.equal(res.body.profile, 'marketplace_gpu');

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sha256Hex } from '../lib/crypto.js';
 import { ApiError } from './errors.js';
 import type { Capability, Scope } from './route-config.js';
 
@@ -21,7 +22,18 @@ export interface Authenticator {
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** On `auth: 'collector'` routes: the SHA-256 of a well-formed collector key, not yet known to belong to a server. */
+    collectorKeyHash: string | null;
   }
+}
+
+/** `col_` and 40 lowercase hex characters: the only shape a collector key has. */
+export const COLLECTOR_KEY_SHAPE = /^col_[0-9a-f]{40}$/;
+
+/** One answer for every credential that is not a current collector key, whatever the reason. */
+export function invalidCollectorKey(): ApiError {
+  return new ApiError('invalid_collector_key',
+    'not a current collector key: the key may have been rotated or its server trashed or deleted; account keys and session tokens do not work here');
 }
 
 /** Scopes a grant implies: admin ⊃ write ⊃ read. */
@@ -39,6 +51,25 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : '';
 }
 
+/** The collector key hash of a collector route; the auth hook guarantees it is set. */
+export function collectorKeyHashOf(request: FastifyRequest): string {
+  if (!request.collectorKeyHash) throw new ApiError('unauthorized', 'this endpoint needs a collector key');
+  return request.collectorKeyHash;
+}
+
+/**
+ * Collector routes check only the key's shape here. Whether it belongs to a
+ * live server is decided by the route's own query, so ingest can
+ * authenticate, pass the 55-second gate and update the server in one
+ * statement. Account credentials are never collector keys.
+ */
+function authenticateCollector(request: FastifyRequest): void {
+  const token = bearerToken(request);
+  if (token === null) throw new ApiError('unauthorized', 'send Authorization: Bearer <collector key>');
+  if (!COLLECTOR_KEY_SHAPE.test(token)) throw invalidCollectorKey();
+  request.collectorKeyHash = sha256Hex(token);
+}
+
 /** The principal of an authenticated route; the auth hook guarantees it is set. */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new ApiError('unauthorized', 'this endpoint needs a credential');
@@ -51,10 +82,12 @@ export function principalOf(request: FastifyRequest): Principal {
  */
 export function registerAuth(app: FastifyInstance, authenticator: Authenticator): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('collectorKeyHash', null);
   app.addHook('onRequest', async (request) => {
     if (request.is404) return;
     const config = request.routeOptions.config;
     const mode = config.auth ?? 'account';
+    if (mode === 'collector') return authenticateCollector(request);
     if (mode !== 'account') return;
 
     const token = bearerToken(request);

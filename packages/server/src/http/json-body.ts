@@ -1,7 +1,20 @@
-import type { FastifyInstance } from 'fastify';
+import { Transform, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Keep the JSON body's text on `request.rawJson` (a route that stores the body as sent). */
+    keepRawJson?: boolean;
+  }
+  interface FastifyRequest {
+    /** The JSON body as received (after any Content-Encoding), on routes with `keepRawJson`. */
+    rawJson: string | null;
+  }
+}
 
 /**
  * JSON bodies must be valid UTF-8: a malformed byte sequence is refused
@@ -11,6 +24,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export function registerJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
+  app.decorateRequest('rawJson', null);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
@@ -20,6 +34,64 @@ export function registerJsonParser(app: FastifyInstance): void {
       done(new ApiError('invalid_json', 'the body is not valid UTF-8'), undefined);
       return;
     }
+    if (request.routeOptions.config.keepRawJson) request.rawJson = text;
     parse(request, text, done);
   });
+}
+
+/** The stream Fastify reads a body from; `receivedEncodedLength` is how it checks Content-Length against the wire bytes. */
+type BodyStream = Readable & { receivedEncodedLength?: number };
+
+/**
+ * A preParsing hook for routes that take `Content-Encoding: gzip` (or
+ * `identity`). The route's bodyLimit then applies to the decompressed
+ * bytes: decompression stops as soon as they pass `limit` (a gzip bomb ends
+ * as 413 after at most `limit` bytes of output), and a corrupt stream is
+ * 400 invalid_json. Any other encoding is 415.
+ */
+export function contentEncodingHook(limit: number) {
+  return async (request: FastifyRequest, _reply: unknown, payload: BodyStream): Promise<BodyStream> => {
+    const header = request.headers['content-encoding'];
+    const encoding = typeof header === 'string' ? header.trim().toLowerCase() : '';
+    if (encoding === '' || encoding === 'identity') return payload;
+    if (encoding !== 'gzip' && encoding !== 'x-gzip') {
+      throw new ApiError('unsupported_media_type', `Content-Encoding "${encoding.slice(0, 40)}" is not supported; send the body uncompressed or with gzip`,
+        [], null, { 'Accept-Encoding': 'gzip' });
+    }
+    return gunzipWithin(payload, limit);
+  };
+}
+
+function gunzipWithin(source: BodyStream, limit: number): BodyStream {
+  const gunzip = createGunzip();
+  let decoded = 0;
+  const stop = () => {
+    source.unpipe(gunzip);
+    gunzip.destroy();
+    // The rest of the upload is read and dropped, so the error answer can still be written.
+    source.resume();
+  };
+  const output: Transform & BodyStream = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      decoded += chunk.length;
+      if (decoded > limit) {
+        stop();
+        callback(new ApiError('payload_too_large', `the body is larger than ${limit} bytes once decompressed`));
+        return;
+      }
+      callback(null, chunk);
+    },
+  });
+  output.receivedEncodedLength = 0;
+  source.on('data', (chunk: Buffer) => {
+    output.receivedEncodedLength! += chunk.length;
+  });
+  gunzip.on('error', () => {
+    stop();
+    output.destroy(new ApiError('invalid_json', 'the body is not a valid gzip stream'));
+  });
+  // Once Fastify has answered it stops listening; a late error must not go unhandled.
+  output.on('error', () => {});
+  source.pipe(gunzip).pipe(output);
+  return output;
 }

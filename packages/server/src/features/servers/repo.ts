@@ -57,6 +57,12 @@ export function serversRepo(db: Kysely<Database>) {
       return query.orderBy('created_at').orderBy('id').limit(options.limit).execute();
     },
 
+    /** The latest snapshot's JSON text of a server (the caller has checked the server is the account's). */
+    async latestSnapshot(serverId: string): Promise<string | null> {
+      const row = await db.selectFrom('latest_snapshots').select('snapshot').where('server_id', '=', serverId).executeTakeFirst();
+      return row?.snapshot ?? null;
+    },
+
     listTrashed(accountId: string): Promise<ServerRow[]> {
       return db.selectFrom('servers').selectAll()
         .where('account_id', '=', accountId).where('trashed_at', 'is not', null)
@@ -135,6 +141,9 @@ export function serversRepo(db: Kysely<Database>) {
           .where('id', '=', serverId).where('account_id', '=', accountId).where('trashed_at', 'is not', null)
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) === 0) return false;
+        await tx.deleteFrom('latest_snapshots').where('server_id', '=', serverId).execute();
+        await tx.deleteFrom('metric_samples').where('server_id', '=', serverId).execute();
+        await tx.deleteFrom('metric_rollups').where('server_id', '=', serverId).execute();
         await tx.deleteFrom('server_tags').where('server_id', '=', serverId).execute();
         await tx.deleteFrom('servers').where('id', '=', serverId).execute();
         return true;

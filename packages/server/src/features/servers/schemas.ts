@@ -75,9 +75,17 @@ export const ConfigOverrides = Type.Object({
   interval_seconds: Type.Optional(Type.Number()),
 });
 
+export const HardwareSummary = Type.Object({
+  cpu_cores: Nullable(Type.Integer({ description: 'Length of cpu.cores' })),
+  ram_mb: Nullable(Type.Number({ description: 'memory.total_mb' })),
+  os: Nullable(Type.String({ description: 'system.os' })),
+  kernel: Nullable(Type.String({ description: 'system.kernel' })),
+  architecture: Nullable(Type.String({ description: 'system.architecture (or system.arch)' })),
+}, { description: 'From the latest snapshot; null until the agent has reported' });
+
 export const Server = Type.Composite([
   ServerListItem,
-  Type.Object({ config_overrides: ConfigOverrides, free_analysis_used: Type.Boolean() }),
+  Type.Object({ config_overrides: ConfigOverrides, free_analysis_used: Type.Boolean(), hardware: Nullable(HardwareSummary) }),
 ]);
 
 export const TrashedServer = Type.Composite([ServerListItem, Type.Object({ trashed_at: Timestamp })]);

@@ -6,6 +6,7 @@ import type { Principal } from '../../http/auth.js';
 import { ApiError, notFound, validationFailed } from '../../http/errors.js';
 import type { KeysService } from '../keys/service.js';
 import type { CursorCodec } from './cursor.js';
+import { hardwareSummary } from './hardware.js';
 import type { ServerChanges, ServerRow, ServersRepo } from './repo.js';
 import { checkHostname, checkName, checkProfile, checkTags, isHostname, placeholderName } from './rules.js';
 import type { ListServersQuery, RegisterServerBody, UpdateServerBody } from './schemas.js';
@@ -28,6 +29,12 @@ export function serversService(deps: { repo: ServersRepo; clock: Clock; cursors:
     const row = await repo.findLive(accountId, serverId);
     if (!row) throw notFound('server');
     return row;
+  }
+
+  /** The full server view; its hardware comes from the latest snapshot. */
+  async function fullView(accountId: string, serverId: string) {
+    const row = await live(accountId, serverId);
+    return serverView(row, hardwareSummary(await repo.latestSnapshot(row.id)));
   }
 
   return {
@@ -75,7 +82,7 @@ export function serversService(deps: { repo: ServersRepo; clock: Clock; cursors:
     },
 
     async get(accountId: string, serverId: string) {
-      return serverView(await live(accountId, serverId));
+      return fullView(accountId, serverId);
     },
 
     async update(accountId: string, serverId: string, body: Static<typeof UpdateServerBody>) {
@@ -90,7 +97,7 @@ export function serversService(deps: { repo: ServersRepo; clock: Clock; cursors:
       const tags = body.tags === undefined ? undefined : checkTags(body.tags);
       if (body.profile !== undefined) changes.profile = checkProfile(body.profile);
       if (!(await repo.update(accountId, serverId, changes, tags))) throw notFound('server');
-      return serverView(await live(accountId, serverId));
+      return fullView(accountId, serverId);
     },
 
     async trash(accountId: string, serverId: string, confirm: string | undefined) {
@@ -111,7 +118,7 @@ export function serversService(deps: { repo: ServersRepo; clock: Clock; cursors:
       if (!(await repo.restore(accountId, serverId))) {
         throw new ApiError('not_restorable', 'the server is neither trashed nor suspended');
       }
-      return { success: true as const, server: serverView(await live(accountId, serverId)) };
+      return { success: true as const, server: await fullView(accountId, serverId) };
     },
 
     async restoreAll(accountId: string) {

@@ -1,3 +1,4 @@
+import type { HardwareSummary } from './hardware.js';
 import type { ServerRow } from './repo.js';
 import type { Profile } from './rules.js';
 
@@ -27,12 +28,13 @@ export function serverListItem(row: ServerRow) {
   };
 }
 
-/** The full server of GET /servers/:id: the list item plus its read-only settings. */
-export function serverView(row: ServerRow) {
+/** The full server of GET /servers/:id: the list item plus its read-only settings and the hardware its agent reports. */
+export function serverView(row: ServerRow, hardware: HardwareSummary | null) {
   return {
     ...serverListItem(row),
     config_overrides: JSON.parse(row.config_overrides) as Record<string, unknown>,
     free_analysis_used: row.free_analysis_used === 1,
+    hardware,
   };
 }
 
