@@ -27,7 +27,7 @@ async function main(): Promise<void> {
 
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger);
   const app = await buildApp({ config, store, clock: systemClock, mailer, logger, fetch: globalThis.fetch });
-  const scheduler = startScheduler(serviceJobs(store), { clock: systemClock, logger });
+  const scheduler = startScheduler(serviceJobs(store, config), { clock: systemClock, logger });
 
   let stopping = false;
   const stop = async (signal: string) => {
