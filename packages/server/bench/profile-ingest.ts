@@ -1,0 +1,50 @@
+// Ingest in-process through app.inject, for `node --cpu-prof`: where one push spends its time.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { systemClock } from '../src/lib/clock.js';
+import { logMailer } from '../src/lib/mailer.js';
+import { openStore } from '../src/store/db.js';
+import { migrateToLatest } from '../src/store/migrate.js';
+import { serverDir } from './processes.js';
+
+const COUNT = Number(process.env.PROFILE_PUSHES ?? 5000);
+const dataDir = mkdtempSync(join(tmpdir(), 'kiln-profile-'));
+const config = loadConfig({ DATA_DIR: dataDir });
+const store = openStore({ databaseUrl: null, dataDir });
+await migrateToLatest(store);
+const logger = pino({ level: 'warn' });
+const app = await buildApp({ config, store, clock: systemClock, mailer: logMailer(logger), logger, fetch });
+const body = readFileSync(join(serverDir, 'test/fixtures/snapshot-vm-debian12.json'), 'utf8');
+const post = (url: string, payload: unknown, token?: string) => app.inject({
+  method: 'POST', url, payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+});
+const { token } = (await post('/api/v1/auth/register', { email: 'p@example.com', password: 'profile password' })).json();
+const keys: string[] = [];
+for (let i = 0; i < COUNT; i++) keys.push((await post('/api/v1/servers', {}, token)).json().server.api_key);
+const session = new Session();
+const profileTo = process.env.PROFILE_OUT;
+if (profileTo) {
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+}
+const started = process.hrtime.bigint();
+for (const key of keys) {
+  const res = await post('/api/v1/ingest', body, key);
+  if (res.statusCode !== 200) throw new Error(res.body);
+}
+const us = Number(process.hrtime.bigint() - started) / 1000 / COUNT;
+if (profileTo) {
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(profileTo, JSON.stringify(profile));
+}
+console.log(`${COUNT} pushes, ${us.toFixed(0)} µs each (sequential, in-process)`);
+await app.close();
+await store.close();
