@@ -1,6 +1,8 @@
 import type { CompiledQuery, Compilable, Kysely, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { ServerFacts } from './server-facts.js';
+import type { Dialect } from '../../store/db.js';
+import { groupCommit } from '../../store/group-commit.js';
 
 export interface IngestClaim {
   keyHash: string;
@@ -46,7 +48,10 @@ const CLAIM_VALUES = [
   'ipmi_sensors_count', 'disk_health_rollup', 'name', 'renamed', 'hostname',
 ] as const;
 
-export function ingestRepo(db: Kysely<Database>) {
+export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
+  // SQLite has one writer: pushes share commits. PostgreSQL runs them in parallel on the pool.
+  const group = dialect === 'sqlite' ? groupCommit(db) : null;
+
   /**
    * The hot path's one statement: authenticates the key (unique index on
    * collector_key_hash, live servers only), applies the 55-second gate and
@@ -89,7 +94,7 @@ export function ingestRepo(db: Kysely<Database>) {
 
   return {
     transaction<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
-      return db.transaction().execute(work);
+      return group ? group.run(work) : db.transaction().execute(work);
     },
 
     /** The server the push is for, with the gate passed and the row updated; undefined when the key is unknown or the gate closed. */

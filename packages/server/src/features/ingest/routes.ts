@@ -25,7 +25,7 @@ const KeyCheckResponse = Type.Object({
 
 /** POST and GET /ingest: agents push snapshots and check their collector key. */
 export const ingestRoutes: FastifyPluginAsyncTypebox<FeatureDeps> = async (app, deps) => {
-  const ingest = ingestService({ repo: ingestRepo(deps.store.db), clock: deps.clock });
+  const ingest = ingestService({ repo: ingestRepo(deps.store.db, deps.store.dialect), clock: deps.clock });
   const tags = ['Ingest'];
 
   app.post('/ingest', {
