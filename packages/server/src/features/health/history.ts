@@ -1,4 +1,4 @@
-import { DAY_MS, HOUR_MS, iso } from '../../lib/clock.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS, iso } from '../../lib/clock.js';
 import { ApiError, type ErrorDetail } from '../../http/errors.js';
 import { DISK_SERIES_PREFIX, type MetricValues } from './metrics.js';
 import type { PickedRow } from './repo.js';
@@ -51,7 +51,7 @@ export function parseInstant(text: string): number | null {
   const oh = Number(zone.slice(1, 3));
   const om = Number(zone.slice(4, 6));
   if (oh > 23 || om > 59) return null;
-  return ms - (zone[0] === '-' ? -1 : 1) * (oh * HOUR_MS + om * 60_000);
+  return ms - (zone[0] === '-' ? -1 : 1) * (oh * HOUR_MS + om * MINUTE_MS);
 }
 
 export interface HistoryQueryInput {

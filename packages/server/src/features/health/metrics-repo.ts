@@ -7,6 +7,22 @@ import { ROLLUP_RESOLUTIONS, addSample, bucketStartMs, parseStats, storedValues,
 
 export type Executor = Kysely<Database> | Transaction<Database>;
 
+/** A snapshot's metrics as stored: each value rounded to 4 decimals, and that as JSON text. */
+export interface StoredSample {
+  values: MetricValues;
+  json: string;
+}
+
+export function storedSample(metricValues: MetricValues): StoredSample {
+  const values = storedValues(metricValues);
+  return { values, json: JSON.stringify(values) };
+}
+
+/** Stores one snapshot's metric values; see recordStoredSample. */
+export function recordSample(db: Executor, serverId: string, at: Date, metricValues: MetricValues): Promise<void> {
+  return recordStoredSample(db, serverId, at, storedSample(metricValues));
+}
+
 /**
  * Stores the metric values of one accepted snapshot: the raw sample and its
  * share of the 5m, 1h and 1d rollups. Called by ingest inside its
@@ -18,9 +34,9 @@ export type Executor = Kysely<Database> | Transaction<Database>;
  * the same bucket rows concurrently. Without the gate two writers would lose
  * one another's counts.
  */
-export async function recordSample(db: Executor, serverId: string, at: Date, metricValues: MetricValues): Promise<void> {
-  const values = storedValues(metricValues);
-  await db.insertInto('metric_samples').values({ server_id: serverId, ts: iso(at), metrics: JSON.stringify(values) }).execute();
+export async function recordStoredSample(db: Executor, serverId: string, at: Date, sample: StoredSample): Promise<void> {
+  const { values } = sample;
+  await db.insertInto('metric_samples').values({ server_id: serverId, ts: iso(at), metrics: sample.json }).execute();
   if (Object.keys(values).length === 0) return;
 
   const ms = at.getTime();
