@@ -14,6 +14,8 @@ import { migrateToLatest } from '../src/store/migrate.js';
 import { serverDir } from './processes.js';
 
 const COUNT = Number(process.env.PROFILE_PUSHES ?? 5000);
+/** Pushes in flight at once; above 1 they share group commits as under real load. */
+const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 1);
 const dataDir = mkdtempSync(join(tmpdir(), 'kiln-profile-'));
 const config = loadConfig({ DATA_DIR: dataDir });
 const store = openStore({ databaseUrl: null, dataDir });
@@ -36,15 +38,18 @@ if (profileTo) {
   await session.post('Profiler.start');
 }
 const started = process.hrtime.bigint();
-for (const key of keys) {
-  const res = await post('/api/v1/ingest', body, key);
-  if (res.statusCode !== 200) throw new Error(res.body);
-}
+let next = 0;
+await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+  while (next < keys.length) {
+    const res = await post('/api/v1/ingest', body, keys[next++]!);
+    if (res.statusCode !== 200) throw new Error(res.body);
+  }
+}));
 const us = Number(process.hrtime.bigint() - started) / 1000 / COUNT;
 if (profileTo) {
   const { profile } = await session.post('Profiler.stop');
   writeFileSync(profileTo, JSON.stringify(profile));
 }
-console.log(`${COUNT} pushes, ${us.toFixed(0)} µs each (sequential, in-process)`);
+console.log(`${COUNT} pushes, ${us.toFixed(0)} µs each (in-process, ${CONCURRENCY} in flight)`);
 await app.close();
 await store.close();

@@ -10,6 +10,7 @@ import { DAY_MS, MINUTE_MS } from '../src/lib/clock.js';
 import { openStore } from '../src/store/db.js';
 import { extractMetrics } from '../src/features/health/metrics.js';
 import { recordSample } from '../src/features/health/metrics-repo.js';
+import { metricsRollupJob } from '../src/jobs/metrics-rollup.js';
 import { freePort, rssMiB, serverDir, startProcess } from './processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -65,7 +66,7 @@ function checkpoint(dataDir: string): void {
   db.close();
 }
 
-/** Thirty days of five-minute samples for one server, written the way ingest writes them. */
+/** Thirty days of five-minute samples for one server, written the way ingest writes them, then rolled up as the service's job does. */
 async function fillHistory(dataDir: string, serverId: string): Promise<number> {
   const store = openStore({ databaseUrl: null, dataDir });
   const base = extractMetrics(JSON.parse(fixture));
@@ -77,6 +78,7 @@ async function fillHistory(dataDir: string, serverId: string): Promise<number> {
     await recordSample(store.db, serverId, new Date(t), values);
     count += 1;
   }
+  await metricsRollupJob(store).run(new Date());
   await store.close();
   return count;
 }

@@ -2,23 +2,31 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { recordSample } from '../src/features/health/metrics-repo.js';
 import { bucketStartMs } from '../src/features/health/rollups.js';
+import { metricsRollupJob } from '../src/jobs/metrics-rollup.js';
 import { api, describeEachStore, registerUser, type TestApp } from './helpers/app.js';
 import { createServer } from './helpers/servers.js';
 
 async function setup(t: TestApp) {
+  // The job's progress is store-wide; each test starts it afresh, as on a new store, since tests write samples in the past.
+  await t.store.db.deleteFrom('metric_rollup_progress').execute();
   const owner = await registerUser(t);
   const server = await createServer(t, owner.token, { name: 'db-1' });
   const record = (at: string, values: Record<string, number>) => recordSample(t.store.db, server.id, new Date(at), values);
+  const job = metricsRollupJob(t.store);
+  /** Runs the rollup job as it would run at `at` (default: long after every sample here). */
+  const rollUp = (at = '2026-12-31T00:00:00.000Z') => job.run(new Date(at));
+  /** The stored rollups of one resolution, after the job has rolled everything. */
   const rollups = async (resolution: string) => {
+    await rollUp();
     const rows = await t.store.db.selectFrom('metric_rollups').select(['bucket', 'stats'])
       .where('server_id', '=', server.id).where('resolution', '=', resolution as '5m').orderBy('bucket').execute();
     return Object.fromEntries(rows.map((r) => [r.bucket, JSON.parse(r.stats)]));
   };
   const history = (query: string) => api(t, 'GET', `/api/v1/servers/${server.id}/health/history?${query}`, { token: owner.token });
-  return { owner, server, record, rollups, history };
+  return { owner, server, record, rollUp, rollups, history };
 }
 
-describeEachStore('recordSample: rollups at 5m, 1h and 1d', (t) => {
+describeEachStore('metrics rollups at 5m, 1h and 1d', (t) => {
   test('samples at 10:58, 11:02 and 11:07 give 5m buckets 10:55, 11:00, 11:05 and 1h buckets 10:00, 11:00', async () => {
     const s = await setup(t);
     await s.record('2026-11-20T10:58:00.000Z', { cpu_percent: 10 });
@@ -137,7 +145,9 @@ describeEachStore('recordSample: rollups at 5m, 1h and 1d', (t) => {
       await recordSample(tx, s.server.id, new Date('2026-11-20T09:00:00.000Z'), { cpu_percent: 10 });
       throw new Error('ingest failed later');
     }));
-    assert.deepEqual(await s.rollups('1d'), {}, 'rolled back with the transaction');
+    const raw = await t.store.db.selectFrom('metric_samples').select('ts').where('server_id', '=', s.server.id).execute();
+    assert.deepEqual(raw, [], 'rolled back with the transaction');
+    assert.deepEqual(await s.rollups('1d'), {});
   });
 });
 

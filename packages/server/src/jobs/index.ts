@@ -2,9 +2,10 @@ import type { Config } from '../config.js';
 import type { Store } from '../store/db.js';
 import { idempotencyCleanupJob } from './idempotency-cleanup.js';
 import { metricsRetentionJob } from './metrics-retention.js';
+import { metricsRollupJob } from './metrics-rollup.js';
 import type { Job } from './scheduler.js';
 
 /** Every background job of the service process. */
 export function serviceJobs(store: Store, config: Config): Job[] {
-  return [idempotencyCleanupJob(store.db), metricsRetentionJob(store, config.retention)];
+  return [idempotencyCleanupJob(store.db), metricsRollupJob(store), metricsRetentionJob(store, config.retention)];
 }

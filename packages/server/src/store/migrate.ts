@@ -2,11 +2,13 @@ import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Store } from './db.js';
 import * as foundation from './migrations/2026-11-22T0300_foundation.js';
 import * as ingestAndMetrics from './migrations/2026-11-22T0400_ingest_and_metrics.js';
+import * as rollupProgress from './migrations/2026-11-22T0430_rollup_progress.js';
 
 /** The one migration history; both dialects run the same list in the same order. */
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0300_foundation': foundation,
   '2026-11-22T0400_ingest_and_metrics': ingestAndMetrics,
+  '2026-11-22T0430_rollup_progress': rollupProgress,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -141,6 +141,12 @@ export interface MetricRollupsTable {
   stats: Json;
 }
 
+export interface MetricRollupProgressTable {
+  resolution: '5m' | '1h' | '1d';
+  /** Every bucket of this resolution starting before this time is final. */
+  rolled_until: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -154,6 +160,7 @@ export interface Database {
   latest_snapshots: LatestSnapshotsTable;
   metric_samples: MetricSamplesTable;
   metric_rollups: MetricRollupsTable;
+  metric_rollup_progress: MetricRollupProgressTable;
 }
 
 // Re-exported so repos can type generated columns later without importing kysely directly.

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { recordSample } from '../../src/features/health/metrics-repo.js';
 import { serviceJobs } from '../../src/jobs/index.js';
 import { metricsRetentionJob } from '../../src/jobs/metrics-retention.js';
+import { metricsRollupJob } from '../../src/jobs/metrics-rollup.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/lib/clock.js';
 import { describeEachStore, registerUser, testConfig, type TestApp } from '../helpers/app.js';
 import { createServer } from '../helpers/servers.js';
@@ -10,6 +11,8 @@ import { createServer } from '../helpers/servers.js';
 const RETENTION = { rawDays: 1, fiveMinuteDays: 2, hourDays: 3, dayDays: 4 };
 
 async function setup(t: TestApp) {
+  // The job's progress is store-wide; each test starts it afresh, as on a new store, since tests write samples in the past.
+  await t.store.db.deleteFrom('metric_rollup_progress').execute();
   const owner = await registerUser(t);
   const server = await createServer(t, owner.token, { name: 'kept' });
   const record = (at: string) => recordSample(t.store.db, server.id, new Date(at), { cpu_percent: 1 });
@@ -29,6 +32,7 @@ describeEachStore('metrics retention job', (t) => {
     await s.record('2026-11-10T23:58:00.000Z');
     await s.record('2026-11-11T00:02:00.000Z');
     await s.record('2026-11-11T12:00:00.000Z');
+    await metricsRollupJob(t.store).run(new Date('2026-11-12T01:00:00.000Z'));
     const job = metricsRetentionJob(t.store, RETENTION);
 
     t.clock.set('2026-11-11T23:59:00.000Z'); // raw cutoff 11-10T23:59: only the first sample is older
@@ -72,6 +76,7 @@ describeEachStore('metrics retention job', (t) => {
       await recordSample(t.store.db, other.id, new Date(start + i * 5 * MINUTE_MS + 1000), { cpu_percent: 2 });
     }
     await s.record(new Date(t.clock.now().getTime() - HOUR_MS).toISOString());
+    await metricsRollupJob(t.store).run(t.clock.now());
     await metricsRetentionJob(t.store, RETENTION, { batchRows: 3 }).run(t.clock.now());
 
     const raw = await t.store.db.selectFrom('metric_samples').select(['server_id', 'ts']).execute();

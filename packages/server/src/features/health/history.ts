@@ -112,21 +112,6 @@ export interface Bucket {
   stats: BucketStats;
 }
 
-/** Groups raw samples (oldest first) into 1-minute buckets; usually one sample each. */
-export function minuteBuckets(samples: Array<{ ts: string; values: MetricValues }>): Bucket[] {
-  const buckets: Bucket[] = [];
-  let last: Bucket | undefined;
-  for (const sample of samples) {
-    const t = iso(new Date(bucketStartMs(Date.parse(sample.ts), '1m')));
-    if (last?.t !== t) {
-      last = { t, stats: {} };
-      buckets.push(last);
-    }
-    addSample(last.stats, sample.values);
-  }
-  return buckets;
-}
-
 /** The stored series a metric shows when they are a fixed list (every metric but disk, whose mounts vary). */
 export function fixedSeriesNames(metric: HistoryMetric): string[] | null {
   const spec = HISTORY_METRICS[metric];

@@ -3,7 +3,7 @@ import type { Dialect } from '../../store/db.js';
 import { iso } from '../../lib/clock.js';
 import type { Database } from '../../store/schema.js';
 import type { MetricValues } from './metrics.js';
-import { ROLLUP_RESOLUTIONS, addSample, bucketStartMs, parseStats, storedValues, type BucketStats, type RollupResolution } from './rollups.js';
+import { storedValues, type RollupResolution } from './rollups.js';
 
 export type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -24,47 +24,13 @@ export function recordSample(db: Executor, serverId: string, at: Date, metricVal
 }
 
 /**
- * Stores the metric values of one accepted snapshot: the raw sample and its
- * share of the 5m, 1h and 1d rollups. Called by ingest inside its
- * transaction; the ingest gate guarantees one writer per server at a time.
- *
- * The rollups are read, merged in JS and written back (three statements in
- * all, whatever the number of series). That read-merge-write is only safe
- * because of that gate: no second snapshot of the same server can update
- * the same bucket rows concurrently. Without the gate two writers would lose
- * one another's counts.
+ * Stores the metric values of one accepted snapshot as a raw sample; called
+ * by ingest inside its transaction. One insert: the 5m, 1h and 1d rollups
+ * are built later from closed buckets by the metrics-rollup job, and history
+ * reads fill in what that job has not rolled yet from the finer level.
  */
 export async function recordStoredSample(db: Executor, serverId: string, at: Date, sample: StoredSample): Promise<void> {
-  const { values } = sample;
   await db.insertInto('metric_samples').values({ server_id: serverId, ts: iso(at), metrics: sample.json }).execute();
-  if (Object.keys(values).length === 0) return;
-
-  const ms = at.getTime();
-  const buckets = new Map<RollupResolution, string>(ROLLUP_RESOLUTIONS.map((r) => [r, iso(new Date(bucketStartMs(ms, r)))]));
-  // resolution IN (…) AND bucket IN (…) is a few primary-key probes on both
-  // dialects; SQLite plans an OR of three (resolution, bucket) pairs as a
-  // search on server_id alone, reading all of the server's rollups. The extra
-  // combinations the IN lists match (an hour start is also a 5-minute start)
-  // are dropped below.
-  const rows = await db.selectFrom('metric_rollups').select(['resolution', 'bucket', 'stats'])
-    .where('server_id', '=', serverId)
-    .where('resolution', 'in', [...ROLLUP_RESOLUTIONS])
-    .where('bucket', 'in', [...new Set(buckets.values())])
-    .execute();
-  const current = new Map<RollupResolution, BucketStats>();
-  for (const row of rows) {
-    if (buckets.get(row.resolution) === row.bucket) current.set(row.resolution, parseStats(row.stats));
-  }
-
-  await db.insertInto('metric_rollups')
-    .values(ROLLUP_RESOLUTIONS.map((resolution) => ({
-      server_id: serverId,
-      resolution,
-      bucket: buckets.get(resolution)!,
-      stats: JSON.stringify(addSample(current.get(resolution) ?? {}, values)),
-    })))
-    .onConflict((oc) => oc.columns(['server_id', 'resolution', 'bucket']).doUpdateSet((eb) => ({ stats: eb.ref('excluded.stats') })))
-    .execute();
 }
 
 /**

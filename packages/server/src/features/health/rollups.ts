@@ -61,6 +61,26 @@ export function addSample(stats: BucketStats, values: MetricValues): BucketStats
   return stats;
 }
 
+/** Merges one bucket's stats into another (a finer bucket into the coarser one that holds it), in place. */
+export function mergeStats(into: BucketStats, stats: BucketStats): BucketStats {
+  for (const name in stats) {
+    const add = stats[name]!;
+    const current = into[name];
+    if (current === undefined) {
+      into[name] = [add[0], add[1], add[2], add[3]];
+    } else {
+      current[0] += add[0];
+      current[1] = round4(current[1] + add[1]);
+      if (add[2] < current[2]) current[2] = add[2];
+      if (add[3] > current[3]) current[3] = add[3];
+    }
+  }
+  return into;
+}
+
+/** The finer level each rollup is built from: raw samples ('1m') for 5m, 5m buckets for 1h, 1h buckets for 1d. */
+export const ROLLUP_SOURCE: Record<RollupResolution, Resolution> = { '5m': '1m', '1h': '5m', '1d': '1h' };
+
 function parseObject(text: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(text);

@@ -1,8 +1,7 @@
-import { MINUTE_MS, iso, type Clock } from '../../lib/clock.js';
+import { iso, type Clock } from '../../lib/clock.js';
 import { notFound } from '../../http/errors.js';
-import {
-  buildSeries, fixedSeriesNames, minuteBuckets, pickedBucket, pickedValues, planHistory, rollupBuckets, round2, type Bucket, type HistoryQueryInput,
-} from './history.js';
+import { buildSeries, fixedSeriesNames, planHistory, round2, type HistoryQueryInput } from './history.js';
+import { historyBuckets } from './history-buckets.js';
 import { parseValues } from './rollups.js';
 import type { HealthRepo } from './repo.js';
 import { healthStatus, pushIntervalSeconds } from './status.js';
@@ -69,20 +68,7 @@ export function healthService(deps: { repo: HealthRepo; clock: Clock; alerts?: A
       if (!(await repo.serverExists(accountId, serverId))) throw notFound('server');
       const from = iso(new Date(plan.fromMs));
       const to = iso(new Date(plan.toMs));
-      const names = fixedSeriesNames(plan.metric);
-      let buckets: Bucket[];
-      if (plan.resolution === '1m') {
-        // A 1-minute bucket starting in [from, to) holds samples from the first whole minute at or after `from`.
-        const minute = (ms: number) => iso(new Date(Math.ceil(ms / MINUTE_MS) * MINUTE_MS));
-        const [first, end] = [minute(plan.fromMs), minute(plan.toMs)];
-        buckets = minuteBuckets(names
-          ? (await repo.sampleSeries(serverId, first, end, names)).map((row) => pickedValues(row, names))
-          : (await repo.samples(serverId, first, end)).map((row) => ({ ts: row.ts, values: parseValues(row.metrics) })));
-      } else {
-        buckets = names
-          ? (await repo.rollupSeries(serverId, plan.resolution, from, to, names)).map((row) => pickedBucket(row, names))
-          : rollupBuckets(await repo.rollups(serverId, plan.resolution, from, to));
-      }
+      const buckets = await historyBuckets(repo, serverId, fixedSeriesNames(plan.metric)).read(plan.resolution, plan.fromMs, plan.toMs);
       return { server_id: serverId, metric: plan.metric, resolution: plan.resolution, from, to, series: buildSeries(plan.metric, buckets) };
     },
   };
