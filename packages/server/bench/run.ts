@@ -12,6 +12,7 @@ import { extractMetrics } from '../src/features/health/metrics.js';
 import { recordSample } from '../src/features/health/metrics-repo.js';
 import { metricsRollupJob } from '../src/jobs/metrics-rollup.js';
 import { freePort, rssMiB, serverDir, startProcess } from './processes.js';
+import { benchRules } from './rules.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -158,6 +159,8 @@ async function main() {
       [`history 24 h (${samples} samples in 30 d)`, `p50 ${day.p50} ms, p99 ${day.p99} ms, ${fmt(day.rate, 0)} req/s${day.other ? `, ${day.other} failed` : ''}`],
       ['history 30 days', `p50 ${month.p50} ms, p99 ${month.p99} ms, ${fmt(month.rate, 0)} req/s${month.other ? `, ${month.other} failed` : ''}`],
     ];
+    // 4. The alert rules alone, in this process (the service is idle by now).
+    rows.push(...await benchRules());
     console.log('\n| measure | result |\n|---|---|');
     for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);
     if (ingest.other > 0 || day.other > 0 || month.other > 0) process.exitCode = 1;

@@ -139,11 +139,12 @@ ${doc.info?.description ? `<p>${prose(doc.info.description)}</p>` : ''}
 <p>Base URL: <code>${escapeHtml(doc.servers?.[0]?.url ?? base)}</code>. Bodies are JSON; timestamps are ISO 8601 UTC strings.
 Authenticated endpoints take <code>Authorization: Bearer &lt;token&gt;</code> with a session token (from register or login) or an account key (<code>mk_…</code>);
 an account key needs the scope shown on the endpoint. Collector keys (<code>col_…</code>) authenticate only the ingest endpoint.</p>
-<p>Machine-readable: <a href="${escapeHtml(base)}/openapi.json">OpenAPI 3.1 document</a>. Every error: <a href="/docs/errors">error codes</a>. Agents: <a href="#agent-versions">agent versions</a>.</p>
+<p>Machine-readable: <a href="${escapeHtml(base)}/openapi.json">OpenAPI 3.1 document</a>. Every error: <a href="/docs/errors">error codes</a>. Every alert type, with what to do about it: <a href="/docs/alerts">alert rules</a>. Agents: <a href="#agent-versions">agent versions</a>.</p>
 <nav><h2>Contents</h2><ul>
 ${toc}
 <li><a href="#agent-versions">Agent versions</a></li>
 <li><a href="/docs/errors">Errors</a></li>
+<li><a href="/docs/alerts">Alert rules</a></li>
 </ul></nav>
 ${sections}
 ${AGENT_VERSIONS(base)}

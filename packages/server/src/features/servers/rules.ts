@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { ApiError, validationFailed } from '../../http/errors.js';
+import { HOST_PROFILES, type HostProfileId } from '../../rules/profiles.js';
 
 /**
  * The field rules of registration and update. The schema checks types; these
@@ -10,8 +11,9 @@ export const NAME_MAX_CHARS = 100;
 export const TAG_MAX_CHARS = 50;
 export const TAGS_MAX = 20;
 export const HOSTNAME_MAX_CHARS = 253;
-export const PROFILES = ['marketplace_gpu'] as const;
-export type Profile = (typeof PROFILES)[number];
+/** Host profile ids; the profiles themselves (and what they silence) live with the alert rules. */
+export const PROFILES: readonly HostProfileId[] = HOST_PROFILES.map((p) => p.id);
+export type Profile = HostProfileId;
 
 // C0 and C1 control characters: they break logs, terminals and notification bodies.
 const CONTROL = /\p{Cc}/u;
