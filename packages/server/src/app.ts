@@ -30,6 +30,7 @@ import { versionRoutes } from './features/meta/version.js';
 import { serversRoutes } from './features/servers/routes.js';
 import { ingestRoutes } from './features/ingest/routes.js';
 import { healthRoutes } from './features/health/routes.js';
+import { alertsRoutes } from './features/alerts/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -108,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(serversRoutes, feature);
     await api.register(ingestRoutes, feature);
     await api.register(healthRoutes, feature);
+    await api.register(alertsRoutes, feature);
     await api.register(billingRoutes, feature);
     await api.register(versionRoutes, feature);
   }, { prefix: '/api/v1' });

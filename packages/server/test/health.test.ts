@@ -114,12 +114,14 @@ describeEachStore('GET /servers/:id/health', (t) => {
       },
     });
     assert.equal(pushed.status, 200, pushed.raw);
+    // /data at 91 % is a disk_space_high warning (85 %): the alert sets the status and the count.
+    assert.deepEqual([pushed.body.new_alerts, pushed.body.active_alerts], [1, 1]);
     const health = await s.health();
-    assert.equal(health.body.status, 'healthy');
+    assert.equal(health.body.status, 'warning');
     assert.equal(health.body.last_seen, pushed.body.received_at);
     assert.deepEqual(health.body.current, {
       cpu_percent: 24.5, ram_percent: 75, swap_used_mb: 12, disk_max_percent: 91.26,
-      network_rx_mbps: 10, network_tx_mbps: 1, cpu_temp_c: null, active_alerts: 0,
+      network_rx_mbps: 10, network_tx_mbps: 1, cpu_temp_c: null, active_alerts: 1,
     });
     const minute = new Date(Math.floor(t.clock.now().getTime() / MINUTE_MS) * MINUTE_MS).toISOString();
     t.clock.advance(1000); // the default `to` is now, exclusive: a bucket starting at this very instant is not yet in range

@@ -3,12 +3,14 @@ import type { Store } from './db.js';
 import * as foundation from './migrations/2026-11-22T0300_foundation.js';
 import * as ingestAndMetrics from './migrations/2026-11-22T0400_ingest_and_metrics.js';
 import * as rollupProgress from './migrations/2026-11-22T0430_rollup_progress.js';
+import * as alerts from './migrations/2026-11-22T0500_alerts.js';
 
 /** The one migration history; both dialects run the same list in the same order. */
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0300_foundation': foundation,
   '2026-11-22T0400_ingest_and_metrics': ingestAndMetrics,
   '2026-11-22T0430_rollup_progress': rollupProgress,
+  '2026-11-22T0500_alerts': alerts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

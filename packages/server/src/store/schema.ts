@@ -97,6 +97,10 @@ export interface ServersTable {
   created_at: Timestamp;
   trashed_at: Timestamp | null;
   last_ingest_at: Timestamp | null;
+  /** config_overrides.interval_seconds as a column, so SQL can use it; null means the default. */
+  push_interval_seconds: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Epoch ms at which the server counts as unreachable unless it reports before; moved by every snapshot. */
+  unreachable_at_ms: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ServerTagsTable {
@@ -124,6 +128,8 @@ export interface LatestSnapshotsTable {
   snapshot: Json;
   /** The metric values extracted from it (MetricValues). */
   metrics: Json;
+  /** What the alert rules keep for the next snapshot (RuleMemory); null before the alert engine saw one. */
+  rule_memory: ColumnType<Json | null, Json | null | undefined, Json | null>;
 }
 
 export interface MetricSamplesTable {
@@ -139,6 +145,52 @@ export interface MetricRollupsTable {
   bucket: Timestamp;
   /** Per series `[count, sum, min, max]`. */
   stats: Json;
+}
+
+export interface AlertsTable {
+  id: string;
+  account_id: string;
+  server_id: string;
+  alert_type: string;
+  subject: string | null;
+  /** subject, or '' for host-wide alerts: the unique index of active alerts needs a non-null key. */
+  subject_key: string;
+  kind: 'state' | 'event';
+  severity: 'critical' | 'warning' | 'info';
+  status: 'active' | 'resolved';
+  title: string;
+  message: string;
+  evidence: Json;
+  recommendation: string;
+  occurrences: number;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+  resolved_at: Timestamp | null;
+  resolved_by: 'condition' | 'manual' | 'mute' | 'ttl' | null;
+  acknowledged: Flag;
+  acknowledged_at: Timestamp | null;
+}
+
+export interface ServerMutesTable {
+  server_id: string;
+  alert_type: string;
+  created_at: Timestamp;
+}
+
+export type OutboxEvent = 'alert.raised' | 'alert.occurred' | 'alert.resolved';
+
+export interface NotificationOutboxTable {
+  /** A store sequence: the order in which the events were committed. */
+  id: Generated<number>;
+  account_id: string;
+  server_id: string;
+  alert_id: string;
+  event: OutboxEvent;
+  /** `{alert, server: {id, name, hostname, tags}}` as they were when the event happened. */
+  payload: Json;
+  created_at: Timestamp;
+  /** Set by the delivery worker once every channel has the message; null while it is pending. */
+  dispatched_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
 }
 
 export interface MetricRollupProgressTable {
@@ -161,6 +213,9 @@ export interface Database {
   metric_samples: MetricSamplesTable;
   metric_rollups: MetricRollupsTable;
   metric_rollup_progress: MetricRollupProgressTable;
+  alerts: AlertsTable;
+  server_mutes: ServerMutesTable;
+  notification_outbox: NotificationOutboxTable;
 }
 
 // Re-exported so repos can type generated columns later without importing kysely directly.

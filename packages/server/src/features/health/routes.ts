@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { IdParams, responses } from '../../http/schemas.js';
+import { activeAlerts } from '../alerts/active-alerts.js';
 import type { FeatureDeps } from '../deps.js';
 import { healthRepo } from './repo.js';
 import { HealthResponse, HistoryQuery, HistoryResponse } from './schemas.js';
@@ -10,7 +11,7 @@ const params = IdParams('server_id');
 
 /** GET /servers/:id/health and /servers/:id/health/history. */
 export const healthRoutes: FastifyPluginAsyncTypebox<FeatureDeps> = async (app, deps) => {
-  const health = healthService({ repo: healthRepo(deps.store.db, deps.store.dialect), clock: deps.clock });
+  const health = healthService({ repo: healthRepo(deps.store.db, deps.store.dialect), clock: deps.clock, alerts: activeAlerts(deps.store.db) });
   const tags = ['Health'];
 
   app.get('/servers/:server_id/health', {

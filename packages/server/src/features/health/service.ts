@@ -7,9 +7,9 @@ import type { HealthRepo } from './repo.js';
 import { healthStatus, pushIntervalSeconds } from './status.js';
 
 /**
- * What the health endpoint needs to know about a server's alerts. The
- * alerts feature supplies the real one; until it exists no alert is active,
- * so status is never warning or critical and active_alerts is 0.
+ * What the health endpoint needs to know about a server's alerts; the
+ * alerts feature supplies it (features/alerts/active-alerts.ts). Without
+ * one (tests of health alone) no alert is active.
  */
 export interface ActiveAlerts {
   summary(serverId: string): Promise<{ count: number; worst: 'warning' | 'critical' | null }>;

@@ -3,6 +3,8 @@ import type { Database } from '../../store/schema.js';
 import type { ServerFacts } from './server-facts.js';
 import type { Dialect } from '../../store/db.js';
 import { groupCommit } from '../../store/group-commit.js';
+import { ACTIVE } from '../alerts/changes-repo.js';
+import { DEFAULT_INTERVAL_SECONDS, MISSED_INTERVALS_OFFLINE } from '../health/status.js';
 
 export interface IngestClaim {
   keyHash: string;
@@ -13,10 +15,22 @@ export interface IngestClaim {
   facts: ServerFacts;
 }
 
+/** The claimed server with what the alert engine needs, read by the claim itself so a push costs no extra lookups. */
 export interface ClaimedServer {
   id: string;
   account_id: string;
   name: string;
+  hostname: string | null;
+  /** JSON text. */
+  tags: string;
+  profile: string | null;
+  /** JSON text. */
+  config_overrides: string;
+  /** What the rules kept from the previous snapshot (JSON text), null before the first. */
+  rule_memory: string | null;
+  /** How many alerts of the server are active and how many rules it mutes, before this push. */
+  active_alerts: number;
+  muted_rules: number;
 }
 
 export interface KeyHolder {
@@ -44,7 +58,7 @@ function reusable<K extends string, R>(names: readonly K[], build: (values: Reco
 }
 
 const CLAIM_VALUES = [
-  'now', 'keyHash', 'gateOpenAtOrBefore', 'ip', 'os_type', 'os_version', 'collector_version', 'dmi_vendor', 'dmi_product',
+  'now', 'nowMs', 'keyHash', 'gateOpenAtOrBefore', 'ip', 'os_type', 'os_version', 'collector_version', 'dmi_vendor', 'dmi_product',
   'ipmi_sensors_count', 'disk_health_rollup', 'name', 'renamed', 'hostname',
 ] as const;
 
@@ -78,18 +92,31 @@ export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
       name_is_placeholder: eb.case().when(eb.val<number>(v.renamed), '=', eb.lit(1)).then(eb.lit(0)).else(eb.ref('name_is_placeholder')).end(),
       // Filled once; a hostname never changes after that.
       hostname: eb.fn.coalesce('hostname', eb.val(v.hostname)),
+      // The server_unreachable watchdog's deadline: 3 push intervals from now.
+      // The cast keeps PostgreSQL from typing the parameter as the int4 of the other operand.
+      unreachable_at_ms: eb(eb.cast<number>(eb.val(v.nowMs), 'bigint'), '+', eb(eb.lit(MISSED_INTERVALS_OFFLINE * 1000), '*',
+        eb.fn.coalesce('push_interval_seconds', eb.lit(DEFAULT_INTERVAL_SECONDS)))),
     }))
     .where('collector_key_hash', '=', v.keyHash)
     .where('trashed_at', 'is', null)
     .where((eb) => eb.or([eb('last_ingest_at', 'is', null), eb('last_ingest_at', '<=', v.gateOpenAtOrBefore)]))
-    .returning(['id', 'account_id', 'name']));
+    .returning((eb) => [
+      'id', 'account_id', 'name', 'hostname', 'tags', 'profile', 'config_overrides',
+      eb.selectFrom('latest_snapshots').select('rule_memory').whereRef('latest_snapshots.server_id', '=', 'servers.id').as('rule_memory'),
+      // Counts, so a server without active alerts or mutes (the usual case) needs no query for them.
+      eb.selectFrom('alerts').select((s) => s.fn.countAll<number>().as('n'))
+        .whereRef('alerts.server_id', '=', 'servers.id').where('alerts.status', '=', ACTIVE).as('active_alerts'),
+      eb.selectFrom('server_mutes').select((s) => s.fn.countAll<number>().as('n'))
+        .whereRef('server_mutes.server_id', '=', 'servers.id').as('muted_rules'),
+    ]));
 
-  const saveLatestQuery = reusable(['server_id', 'received_at', 'snapshot', 'metrics'] as const, (v) => db.insertInto('latest_snapshots')
-    .values({ server_id: v.server_id, received_at: v.received_at, snapshot: v.snapshot, metrics: v.metrics })
+  const saveLatestQuery = reusable(['server_id', 'received_at', 'snapshot', 'metrics', 'rule_memory'] as const, (v) => db.insertInto('latest_snapshots')
+    .values({ server_id: v.server_id, received_at: v.received_at, snapshot: v.snapshot, metrics: v.metrics, rule_memory: v.rule_memory })
     .onConflict((oc) => oc.column('server_id').doUpdateSet((eb) => ({
       received_at: eb.ref('excluded.received_at'),
       snapshot: eb.ref('excluded.snapshot'),
       metrics: eb.ref('excluded.metrics'),
+      rule_memory: eb.ref('excluded.rule_memory'),
     }))));
 
   return {
@@ -102,6 +129,7 @@ export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
       const { facts } = claim;
       const result = await tx.executeQuery(claimQuery({
         now: claim.now,
+        nowMs: Date.parse(claim.now),
         keyHash: claim.keyHash,
         gateOpenAtOrBefore: claim.gateOpenAtOrBefore,
         ip: facts.ip ?? null,
@@ -116,12 +144,16 @@ export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
         renamed: facts.name === undefined ? 0 : 1,
         hostname: facts.hostname ?? null,
       }));
-      return result.rows[0];
+      // Scalar subqueries type as nullable; COUNT(*) never is.
+      return result.rows[0] as ClaimedServer | undefined;
     },
 
-    /** Replaces the server's latest snapshot: the body as the agent sent it and the metrics taken from it. */
-    async saveLatest(tx: Transaction<Database>, serverId: string, receivedAt: string, snapshot: string, metrics: string): Promise<void> {
-      await tx.executeQuery(saveLatestQuery({ server_id: serverId, received_at: receivedAt, snapshot, metrics }));
+    /**
+     * Replaces the server's latest snapshot: the body as the agent sent it,
+     * the metrics taken from it and what the alert rules keep of it.
+     */
+    async saveLatest(tx: Transaction<Database>, serverId: string, receivedAt: string, snapshot: string, metrics: string, ruleMemory: string | null): Promise<void> {
+      await tx.executeQuery(saveLatestQuery({ server_id: serverId, received_at: receivedAt, snapshot, metrics, rule_memory: ruleMemory }));
     },
 
     /** The server a key belongs to, trashed or not; undefined for an unknown, rotated-out or purged key. */

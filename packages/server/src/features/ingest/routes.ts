@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { collectorKeyHashOf } from '../../http/auth.js';
 import { contentEncodingHook } from '../../http/json-body.js';
 import { Timestamp, responses } from '../../http/schemas.js';
+import { alertEngine } from '../alerts/engine.js';
 import type { FeatureDeps } from '../deps.js';
 import { ingestRepo } from './repo.js';
 import { ingestService } from './service.js';
@@ -25,7 +26,11 @@ const KeyCheckResponse = Type.Object({
 
 /** POST and GET /ingest: agents push snapshots and check their collector key. */
 export const ingestRoutes: FastifyPluginAsyncTypebox<FeatureDeps> = async (app, deps) => {
-  const ingest = ingestService({ repo: ingestRepo(deps.store.db, deps.store.dialect), clock: deps.clock });
+  const ingest = ingestService({
+    repo: ingestRepo(deps.store.db, deps.store.dialect),
+    clock: deps.clock,
+    alerts: alertEngine({ minAgentVersion: deps.config.minAgentVersion, logger: deps.logger }),
+  });
   const tags = ['Ingest'];
 
   app.post('/ingest', {

@@ -15,21 +15,23 @@ export const INGEST_GATE_MS = 55_000;
 export interface AlertCounts {
   newAlerts: number;
   activeAlerts: number;
+  /** What the rules keep of this snapshot for the next one (JSON text), stored with the latest snapshot. */
+  ruleMemory: string | null;
 }
 
 /**
  * The seam for the alert engine. It runs inside the ingest transaction,
- * after the server row is claimed and before the latest snapshot is
- * replaced, so it can still read the previous snapshot (reboot detection)
- * and its alert changes commit or roll back with the snapshot.
+ * after the server row is claimed (which locks it) and before the latest
+ * snapshot is replaced, so its alert changes commit or roll back with the
+ * snapshot.
  */
 export interface SnapshotAlerts {
   evaluate(tx: Transaction<Database>, input: { server: ClaimedServer; snapshot: SnapshotBody; receivedAt: string }): Promise<AlertCounts>;
 }
 
-/** Until the alerts feature exists: nothing is raised, nothing is active. */
+/** No alert engine (tests of ingest alone): nothing is raised, nothing is active. */
 export const noAlerts: SnapshotAlerts = {
-  evaluate: async () => ({ newAlerts: 0, activeAlerts: 0 }),
+  evaluate: async () => ({ newAlerts: 0, activeAlerts: 0, ruleMemory: null }),
 };
 
 function tooFrequent(seconds: number): ApiError {
@@ -71,7 +73,7 @@ export function ingestService(deps: { repo: IngestRepo; clock: Clock; alerts?: S
           const server = await repo.claim(tx, claim);
           if (!server) return null;
           const found = await alerts.evaluate(tx, { server, snapshot, receivedAt });
-          await repo.saveLatest(tx, server.id, receivedAt, raw, metrics.json);
+          await repo.saveLatest(tx, server.id, receivedAt, raw, metrics.json, found.ruleMemory);
           await recordStoredSample(tx, server.id, now, metrics);
           return found;
         });

@@ -1,10 +1,30 @@
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import type { Database, ServersTable } from '../../store/schema.js';
+import { ACTIVE, resolveTypes } from '../alerts/changes-repo.js';
+import { DEFAULT_INTERVAL_SECONDS, MISSED_INTERVALS_OFFLINE } from '../health/status.js';
 import type { PagePosition } from './cursor.js';
 
 export type ServerRow = Selectable<ServersTable>;
 export type NewServer = Insertable<ServersTable>;
 export type ServerChanges = Pick<Updateable<ServersTable>, 'name' | 'name_is_placeholder' | 'profile'>;
+
+/** A server that never reported counts as unreachable this long after registration (or restore). */
+export const NEVER_REPORTED_GRACE_MS = 20 * 60_000;
+
+/** Alert types to resolve (resolved_by 'mute') in the transaction that sets a profile silencing them. */
+export interface Silencing {
+  types: readonly string[];
+  now: string;
+}
+
+/** The unreachable deadline of a server that starts being watched at nowMs: its grace if it never reported, else 3 intervals. */
+function freshDeadline(eb: ExpressionBuilder<Database, 'servers'>, nowMs: number) {
+  const now = eb.cast<number>(eb.val(nowMs), 'bigint');
+  return eb.case()
+    .when('last_seen_at', 'is', null).then(eb(now, '+', eb.lit(NEVER_REPORTED_GRACE_MS)))
+    .else(eb(now, '+', eb(eb.lit(MISSED_INTERVALS_OFFLINE * 1000), '*', eb.fn.coalesce('push_interval_seconds', eb.lit(DEFAULT_INTERVAL_SECONDS)))))
+    .end();
+}
 
 /** server_tags mirrors servers.tags so the list can filter by tag with an index. */
 async function writeTags(tx: Transaction<Database>, accountId: string, serverId: string, tags: string[]): Promise<void> {
@@ -70,19 +90,63 @@ export function serversRepo(db: Kysely<Database>) {
         .execute();
     },
 
-    /** Applies changes to a live server; `tags` (when given) replaces its tags. False when there is no such server. */
-    async update(accountId: string, serverId: string, changes: ServerChanges, tags?: string[]): Promise<boolean> {
+    /**
+     * Applies changes to a live server; `tags` (when given) replaces its
+     * tags; `silence` resolves the server's active alerts of those types in
+     * the same transaction. False when there is no such server.
+     */
+    async update(accountId: string, serverId: string, changes: ServerChanges, tags?: string[], silence?: Silencing): Promise<boolean> {
       const set: Updateable<ServersTable> = tags ? { ...changes, tags: JSON.stringify(tags) } : { ...changes };
       if (Object.keys(set).length === 0) return (await live(accountId).where('id', '=', serverId).executeTakeFirst()) !== undefined;
       return db.transaction().execute(async (tx) => {
-        // The row update comes first: it locks the server, so concurrent tag rewrites cannot interleave.
-        const result = await tx.updateTable('servers').set(set)
+        // The row update comes first: it locks the server, so concurrent tag rewrites and pushes cannot interleave.
+        const server = await tx.updateTable('servers').set(set)
           .where('id', '=', serverId).where('account_id', '=', accountId).where('trashed_at', 'is', null)
+          .returning(['id', 'account_id', 'name', 'hostname', 'tags'])
           .executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 0) return false;
+        if (!server) return false;
         if (tags) await writeTags(tx, accountId, serverId, tags);
+        if (silence) await resolveTypes(tx, server, silence.types, 'mute', silence.now);
         return true;
       });
+    },
+
+    /**
+     * Replaces config_overrides (JSON text) and its interval mirror, and
+     * moves the unreachable deadline to 3 of the new intervals after the
+     * last snapshot (a server that never reported keeps its registration
+     * deadline). False when there is no such live server.
+     */
+    async replaceConfigOverrides(accountId: string, serverId: string, json: string, intervalSeconds: number | null): Promise<boolean> {
+      return db.transaction().execute(async (tx) => {
+        const row = await tx.updateTable('servers').set({ config_overrides: json, push_interval_seconds: intervalSeconds })
+          .where('id', '=', serverId).where('account_id', '=', accountId).where('trashed_at', 'is', null)
+          .returning(['last_seen_at'])
+          .executeTakeFirst();
+        if (!row) return false;
+        if (row.last_seen_at !== null) {
+          const interval = intervalSeconds ?? DEFAULT_INTERVAL_SECONDS;
+          await tx.updateTable('servers')
+            .set({ unreachable_at_ms: Date.parse(row.last_seen_at) + MISSED_INTERVALS_OFFLINE * interval * 1000 })
+            .where('id', '=', serverId)
+            .execute();
+        }
+        return true;
+      });
+    },
+
+    /** Active alerts per server: one grouped query per page (per 500 servers); servers without any are absent. */
+    async activeAlertCounts(serverIds: readonly string[]): Promise<Map<string, number>> {
+      const counts = new Map<string, number>();
+      for (let i = 0; i < serverIds.length; i += 500) {
+        const rows = await db.selectFrom('alerts')
+          .select((eb) => ['server_id', eb.fn.countAll<number>().as('n')])
+          .where('server_id', 'in', serverIds.slice(i, i + 500)).where('status', '=', ACTIVE)
+          .groupBy('server_id')
+          .execute();
+        for (const row of rows) counts.set(row.server_id, Number(row.n));
+      }
+      return counts;
     },
 
     async trash(accountId: string, serverId: string, now: string): Promise<boolean> {
@@ -92,10 +156,15 @@ export function serversRepo(db: Kysely<Database>) {
       return Number(result.numUpdatedRows) > 0;
     },
 
-    /** Takes a server out of the trash and out of suspension at once; false when it was in neither. */
-    async restore(accountId: string, serverId: string): Promise<boolean> {
+    /**
+     * Takes a server out of the trash and out of suspension at once; false
+     * when it was in neither. The unreachable watchdog starts counting anew
+     * from `nowMs`: the agent was refused (or not watched) until now and
+     * gets its usual time to report.
+     */
+    async restore(accountId: string, serverId: string, nowMs: number): Promise<boolean> {
       const result = await db.updateTable('servers')
-        .set({ trashed_at: null, status: 'active', suspended_at: null, suspended_reason: null })
+        .set((eb) => ({ trashed_at: null, status: 'active', suspended_at: null, suspended_reason: null, unreachable_at_ms: freshDeadline(eb, nowMs) }))
         .where('id', '=', serverId).where('account_id', '=', accountId)
         .where((eb) => eb.or([eb('trashed_at', 'is not', null), eb('status', '=', 'suspended')]))
         .executeTakeFirst();
@@ -103,9 +172,9 @@ export function serversRepo(db: Kysely<Database>) {
     },
 
     /** Reactivates live servers suspended for a reason; returns their ids, oldest server first. */
-    async restoreSuspended(accountId: string, reason: string): Promise<string[]> {
+    async restoreSuspended(accountId: string, reason: string, nowMs: number): Promise<string[]> {
       const rows = await db.updateTable('servers')
-        .set({ status: 'active', suspended_at: null, suspended_reason: null })
+        .set((eb) => ({ status: 'active', suspended_at: null, suspended_reason: null, unreachable_at_ms: freshDeadline(eb, nowMs) }))
         .where('account_id', '=', accountId).where('trashed_at', 'is', null)
         .where('status', '=', 'suspended').where('suspended_reason', '=', reason)
         .returning(['id', 'created_at'])
@@ -141,6 +210,9 @@ export function serversRepo(db: Kysely<Database>) {
           .where('id', '=', serverId).where('account_id', '=', accountId).where('trashed_at', 'is not', null)
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) === 0) return false;
+        await tx.deleteFrom('notification_outbox').where('server_id', '=', serverId).execute();
+        await tx.deleteFrom('alerts').where('server_id', '=', serverId).execute();
+        await tx.deleteFrom('server_mutes').where('server_id', '=', serverId).execute();
         await tx.deleteFrom('latest_snapshots').where('server_id', '=', serverId).execute();
         await tx.deleteFrom('metric_samples').where('server_id', '=', serverId).execute();
         await tx.deleteFrom('metric_rollups').where('server_id', '=', serverId).execute();

@@ -6,7 +6,7 @@ import type { FeatureDeps } from '../deps.js';
 import { cursorCodec } from './cursor.js';
 import { serversRepo } from './repo.js';
 import {
-  ConfirmQuery, ListServersQuery, ListServersResponse, ListTrashedResponse, PurgeResponse, RegisterServerBody,
+  ConfigOverridesBody, ConfirmQuery, ListServersQuery, ListServersResponse, ListTrashedResponse, PurgeResponse, RegisterServerBody,
   RegisterServerResponse, RestoreAllResponse, RestoreResponse, RotateKeyResponse, Server, TrashResponse, UpdateServerBody,
 } from './schemas.js';
 import { serversService } from './service.js';
@@ -51,6 +51,17 @@ export const serversRoutes: FastifyPluginAsyncTypebox<FeatureDeps> = async (app,
     config: { scope: 'write' },
     schema: { tags, summary: 'Change name, tags or profile (hostname is fixed)', params, body: UpdateServerBody, response: responses({ 200: Server }) },
   }, async (request) => servers.update(principalOf(request).accountId, request.params.server_id, request.body));
+
+  app.put('/servers/:server_id/config-overrides', {
+    config: { scope: 'write' },
+    schema: {
+      tags,
+      summary: 'Replace the server\'s alert thresholds and push interval (checked against GET /alert-rules); answers the server',
+      params,
+      body: ConfigOverridesBody,
+      response: responses({ 200: Server }),
+    },
+  }, async (request) => servers.replaceConfigOverrides(principalOf(request).accountId, request.params.server_id, request.body));
 
   app.delete('/servers/:server_id', {
     config: { scope: 'write' },

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { NullableTimestamp, Timestamp } from '../../http/schemas.js';
+import { INTERVAL_MAX_SECONDS, INTERVAL_MIN_SECONDS } from '../alerts/overrides.js';
 import { NAME_MAX_CHARS, PROFILES, TAGS_MAX, TAG_MAX_CHARS } from './rules.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -74,6 +75,24 @@ export const ConfigOverrides = Type.Object({
   }))),
   interval_seconds: Type.Optional(Type.Number()),
 });
+
+// The level objects keep unknown keys (no additionalProperties: false), so `info` or a typo is
+// refused by the catalog check with its exact field instead of being dropped without a word.
+export const ConfigOverridesBody = Type.Object({
+  thresholds: Type.Optional(Type.Record(
+    Type.String({ maxLength: 100 }),
+    Type.Object({
+      warning: Type.Optional(Type.Number()),
+      critical: Type.Optional(Type.Number()),
+    }, { maxProperties: 10 }),
+    { maxProperties: 100, description: 'Per alert type (GET /alert-rules), replacement warning and critical levels; only levels the rule has' },
+  )),
+  interval_seconds: Type.Optional(Type.Integer({
+    minimum: INTERVAL_MIN_SECONDS,
+    maximum: INTERVAL_MAX_SECONDS,
+    description: 'The agent\'s push interval: offline status and server_unreachable come after 3 intervals without a snapshot (default 300)',
+  })),
+}, { additionalProperties: false, description: 'Replaces config_overrides as a whole' });
 
 export const HardwareSummary = Type.Object({
   cpu_cores: Nullable(Type.Integer({ description: 'Length of cpu.cores' })),

@@ -4,12 +4,14 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { newCollectorKey, newId } from '../../lib/ids.js';
 import type { Principal } from '../../http/auth.js';
 import { ApiError, notFound, validationFailed } from '../../http/errors.js';
+import { silencedTypes } from '../../rules/profiles.js';
+import { checkConfigOverrides } from '../alerts/overrides.js';
 import type { KeysService } from '../keys/service.js';
 import type { CursorCodec } from './cursor.js';
 import { hardwareSummary } from './hardware.js';
-import type { ServerChanges, ServerRow, ServersRepo } from './repo.js';
+import { NEVER_REPORTED_GRACE_MS, type ServerChanges, type ServerRow, type ServersRepo, type Silencing } from './repo.js';
 import { checkHostname, checkName, checkProfile, checkTags, isHostname, placeholderName } from './rules.js';
-import type { ListServersQuery, RegisterServerBody, UpdateServerBody } from './schemas.js';
+import type { ConfigOverridesBody, ListServersQuery, RegisterServerBody, UpdateServerBody } from './schemas.js';
 import { serverListItem, serverView, trashedServerView } from './views.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -31,10 +33,16 @@ export function serversService(deps: { repo: ServersRepo; clock: Clock; cursors:
     return row;
   }
 
+  async function alertCounts(rows: readonly ServerRow[]): Promise<(row: ServerRow) => number> {
+    const counts = await repo.activeAlertCounts(rows.map((row) => row.id));
+    return (row) => counts.get(row.id) ?? 0;
+  }
+
   /** The full server view; its hardware comes from the latest snapshot. */
   async function fullView(accountId: string, serverId: string) {
     const row = await live(accountId, serverId);
-    return serverView(row, hardwareSummary(await repo.latestSnapshot(row.id)));
+    const [snapshot, count] = await Promise.all([repo.latestSnapshot(row.id), alertCounts([row])]);
+    return serverView(row, hardwareSummary(snapshot), count(row));
   }
 
   return {
@@ -46,6 +54,7 @@ export function serversService(deps: { repo: ServersRepo; clock: Clock; cursors:
       const profile = checkProfile(body.profile ?? null);
       const collectorKey = newCollectorKey();
       const server = { id: newId('srv'), name: name ?? placeholderName(), hostname, tags };
+      const now = clock.now();
       await repo.insert({
         ...server,
         account_id: accountId,
@@ -57,7 +66,8 @@ export function serversService(deps: { repo: ServersRepo; clock: Clock; cursors:
         config_overrides: '{}',
         free_analysis_used: 0,
         collector_key_hash: sha256Hex(collectorKey),
-        created_at: iso(clock.now()),
+        created_at: iso(now),
+        unreachable_at_ms: now.getTime() + NEVER_REPORTED_GRACE_MS,
       }, tags);
       return {
         success: true as const,
@@ -75,8 +85,9 @@ export function serversService(deps: { repo: ServersRepo; clock: Clock; cursors:
       const rows = await repo.page(accountId, { tags, after, limit: limit + 1 });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
+      const count = await alertCounts(page);
       return {
-        servers: page.map(serverListItem),
+        servers: page.map((row) => serverListItem(row, count(row))),
         next_cursor: rows.length > limit && last ? cursors.encode(accountId, last) : null,
       };
     },
@@ -95,8 +106,22 @@ export function serversService(deps: { repo: ServersRepo; clock: Clock; cursors:
         changes.name_is_placeholder = 0;
       }
       const tags = body.tags === undefined ? undefined : checkTags(body.tags);
-      if (body.profile !== undefined) changes.profile = checkProfile(body.profile);
-      if (!(await repo.update(accountId, serverId, changes, tags))) throw notFound('server');
+      let silence: Silencing | undefined;
+      if (body.profile !== undefined) {
+        changes.profile = checkProfile(body.profile);
+        // Setting a profile resolves the active alerts it silences; clearing it resolves nothing (the next snapshot raises again).
+        if (changes.profile !== null) silence = { types: [...silencedTypes(changes.profile)], now: iso(clock.now()) };
+      }
+      if (!(await repo.update(accountId, serverId, changes, tags, silence))) throw notFound('server');
+      return fullView(accountId, serverId);
+    },
+
+    /** PUT /servers/:id/config-overrides: replaces the thresholds and push interval, checked against the alert catalog. */
+    async replaceConfigOverrides(accountId: string, serverId: string, body: Static<typeof ConfigOverridesBody>) {
+      const overrides = checkConfigOverrides(body);
+      if (!(await repo.replaceConfigOverrides(accountId, serverId, JSON.stringify(overrides), overrides.interval_seconds ?? null))) {
+        throw notFound('server');
+      }
       return fullView(accountId, serverId);
     },
 
@@ -109,20 +134,22 @@ export function serversService(deps: { repo: ServersRepo; clock: Clock; cursors:
     },
 
     async listTrashed(accountId: string) {
-      return { servers: (await repo.listTrashed(accountId)).map(trashedServerView) };
+      const rows = await repo.listTrashed(accountId);
+      const count = await alertCounts(rows);
+      return { servers: rows.map((row) => trashedServerView(row, count(row))) };
     },
 
     async restore(accountId: string, serverId: string) {
       const row = await repo.findAny(accountId, serverId);
       if (!row) throw notFound('server');
-      if (!(await repo.restore(accountId, serverId))) {
+      if (!(await repo.restore(accountId, serverId, clock.now().getTime()))) {
         throw new ApiError('not_restorable', 'the server is neither trashed nor suspended');
       }
       return { success: true as const, server: await fullView(accountId, serverId) };
     },
 
     async restoreAll(accountId: string) {
-      const ids = await repo.restoreSuspended(accountId, NO_CARD_ON_FILE);
+      const ids = await repo.restoreSuspended(accountId, NO_CARD_ON_FILE, clock.now().getTime());
       return { success: true as const, restored: ids.length, server_ids: ids };
     },
 

@@ -2,8 +2,8 @@ import type { HardwareSummary } from './hardware.js';
 import type { ServerRow } from './repo.js';
 import type { Profile } from './rules.js';
 
-/** The list item: what GET /servers shows of each server. */
-export function serverListItem(row: ServerRow) {
+/** The list item: what GET /servers shows of each server; `activeAlerts` is its count of active alerts. */
+export function serverListItem(row: ServerRow, activeAlerts: number) {
   return {
     id: row.id,
     name: row.name,
@@ -16,8 +16,7 @@ export function serverListItem(row: ServerRow) {
     suspended_reason: row.suspended_reason,
     last_seen_at: row.last_seen_at,
     collector_version: row.collector_version,
-    // Alerts are not stored yet; the alerts feature replaces this with its count.
-    active_alerts: 0,
+    active_alerts: activeAlerts,
     disk_health_rollup: row.disk_health_rollup as 'healthy' | 'declining' | 'failing' | 'broken',
     created_at: row.created_at,
     tags: JSON.parse(row.tags) as string[],
@@ -29,15 +28,15 @@ export function serverListItem(row: ServerRow) {
 }
 
 /** The full server of GET /servers/:id: the list item plus its read-only settings and the hardware its agent reports. */
-export function serverView(row: ServerRow, hardware: HardwareSummary | null) {
+export function serverView(row: ServerRow, hardware: HardwareSummary | null, activeAlerts: number) {
   return {
-    ...serverListItem(row),
+    ...serverListItem(row, activeAlerts),
     config_overrides: JSON.parse(row.config_overrides) as Record<string, unknown>,
     free_analysis_used: row.free_analysis_used === 1,
     hardware,
   };
 }
 
-export function trashedServerView(row: ServerRow) {
-  return { ...serverListItem(row), trashed_at: row.trashed_at! };
+export function trashedServerView(row: ServerRow, activeAlerts: number) {
+  return { ...serverListItem(row, activeAlerts), trashed_at: row.trashed_at! };
 }
