@@ -7,7 +7,12 @@ import type { Clock } from './lib/clock.js';
 import type { Mailer } from './lib/mailer.js';
 import type { Store } from './store/db.js';
 import { registerAuth, type Authenticator, type Principal } from './http/auth.js';
-import { registerErrorHandling } from './http/errors-plugin.js';
+import { frameworkErrorHandler, registerErrorHandling } from './http/errors-plugin.js';
+import { trustProxyOption } from './http/client-ip.js';
+import { memoryLimiter } from './http/rate-limit/memory-limiter.js';
+import { passwordAttempts } from './http/rate-limit/password-attempts.js';
+import type { Limiter } from './http/rate-limit/limiter.js';
+import { registerRequestGuards } from './http/request-guards.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerJsonParser } from './http/json-body.js';
 import { requestIdFor } from './http/request-id.js';
@@ -31,6 +36,7 @@ import { serversRoutes } from './features/servers/routes.js';
 import { ingestRoutes } from './features/ingest/routes.js';
 import { healthRoutes } from './features/health/routes.js';
 import { alertsRoutes } from './features/alerts/routes.js';
+import { channelsRoutes } from './features/channels/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -40,6 +46,8 @@ export interface AppDeps {
   logger: Logger;
   /** Outbound HTTP (package registry today, notification channels later); tests point it at local servers. */
   fetch: typeof fetch;
+  /** Rate-limit buckets: Redis-backed when REDIS_URL is set (main.ts); in memory by default. */
+  limiter?: Limiter;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -53,7 +61,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
+    frameworkErrors: frameworkErrorHandler(config.publicUrl),
     schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -62,11 +71,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerErrorHandling(app, config.publicUrl);
   registerJsonParser(app);
+  const limiter = deps.limiter ?? memoryLimiter();
+  const passwords = passwordAttempts({ limiter, clock, tiers: config.rateLimits.tiers });
 
   const accounts = accountsRepo(store.db);
   const sessions = sessionsRepo(store.db);
   const tokens = sessionTokens({ secretKey: config.secretKey, clock, repo: sessions });
-  const keys = keysService({ keys: keysRepo(store.db), accounts, sessions, clock });
+  const keys = keysService({ keys: keysRepo(store.db), accounts, sessions, clock, passwords });
 
   const authenticator: Authenticator = {
     async authenticate(token): Promise<Principal | null> {
@@ -83,6 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       };
     },
   };
+  registerRequestGuards(app, { config, limiter, clock });
   registerAuth(app, authenticator);
   registerIdempotency(app, { db: store.db, clock, secretKey: config.secretKey });
   const feature: FeatureDeps = { config, store, clock, logger: deps.logger, fetch: deps.fetch, keys };
@@ -102,7 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(async (api) => {
     await api.register(accountsRoutes, {
-      accounts: accountsService({ repo: accounts, sessions, tokens, clock, mailer: deps.mailer, log: deps.logger }),
+      accounts: accountsService({ repo: accounts, sessions, tokens, clock, mailer: deps.mailer, log: deps.logger, passwords }),
       publicUrl: config.publicUrl,
     });
     await api.register(keysRoutes, { keys });
@@ -110,6 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(ingestRoutes, feature);
     await api.register(healthRoutes, feature);
     await api.register(alertsRoutes, feature);
+    await api.register(channelsRoutes, feature);
     await api.register(billingRoutes, feature);
     await api.register(versionRoutes, feature);
   }, { prefix: '/api/v1' });

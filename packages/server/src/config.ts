@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { parseTrustProxy, type TrustProxySetting } from './http/client-ip.js';
+import { parseTierOverrides, type Tiers } from './http/rate-limit/tiers.js';
 
 /** The one typed configuration object; everything else receives it, nothing reads process.env. */
 export interface Config {
@@ -13,7 +15,12 @@ export interface Config {
   secretKey: string;
   smtpUrl: string | null;
   mailFrom: string;
-  trustProxy: boolean;
+  /** Whose address the per-IP tier counts: see http/client-ip.ts. */
+  trustProxy: TrustProxySetting;
+  /** Origins allowed cross-origin access (`*` for any); empty: CORS off. */
+  corsOrigins: string[];
+  /** The request tiers can be switched off (a gateway in front limits already); the password budget cannot. */
+  rateLimits: { enabled: boolean; tiers: Tiers };
   logLevel: string;
   agentRegistryUrl: string | null;
   agentPackage: string | null;
@@ -22,7 +29,23 @@ export interface Config {
   bundledAgentVersion: string;
   /** How long metric history is kept, per resolution (days). */
   retention: { rawDays: number; fiveMinuteDays: number; hourDays: number; dayDays: number };
+  /** Notification channels: where the third-party APIs are and what outbound requests may do. */
+  delivery: DeliveryConfig;
 }
+
+export interface DeliveryConfig {
+  /** Let channels reach loopback, private and CGNAT addresses; link-local (cloud metadata) stays refused. */
+  allowPrivateTargets: boolean;
+  /** Origin of the Telegram Bot API; requests go to `<it>/bot<token>/sendMessage`. */
+  telegramApiUrl: string;
+  /** The Events API v2 enqueue URL. */
+  pagerdutyEventsUrl: string;
+  /** How long one delivery attempt may take, connection and answer included. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_TELEGRAM_API_URL = 'https://api.telegram.org';
+export const DEFAULT_PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
 
 export class ConfigError extends Error {}
 
@@ -74,6 +97,48 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return value.replace(/\/+$/, '');
 }
 
+function millis(env: Env, name: string, fallback: number): number {
+  const value = str(env, name);
+  if (value === null) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 100 || n > 120_000) throw new ConfigError(`${name} must be a whole number of milliseconds (100-120000), got "${value}"`);
+  return n;
+}
+
+function trustProxy(env: Env): TrustProxySetting {
+  const value = str(env, 'TRUST_PROXY');
+  if (value === null) return false;
+  const parsed = parseTrustProxy(value);
+  if (parsed === null) throw new ConfigError(`TRUST_PROXY must be true, false, a number of proxy hops, or proxy addresses/CIDRs separated by commas, got "${value}"`);
+  return parsed;
+}
+
+function corsOrigins(env: Env): string[] {
+  const value = str(env, 'CORS_ORIGINS');
+  if (value === null) return [];
+  return value.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+    if (entry === '*') return entry;
+    let origin: string | null = null;
+    try {
+      origin = new URL(entry).origin;
+    } catch {
+      // reported below
+    }
+    if (!origin || origin === 'null' || origin !== entry.replace(/\/$/, '')) {
+      throw new ConfigError(`CORS_ORIGINS entries must be * or origins like https://app.example.com (scheme, host, optional port), got "${entry}"`);
+    }
+    return origin;
+  });
+}
+
+function tiers(env: Env): Tiers {
+  try {
+    return parseTierOverrides(str(env, 'RATE_LIMITS'));
+  } catch (err) {
+    throw new ConfigError(`RATE_LIMITS: ${(err as Error).message}`);
+  }
+}
+
 function semver(env: Env, name: string, fallback: string): string {
   const value = str(env, name) ?? fallback;
   if (!/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/.test(value)) throw new ConfigError(`${name} must be a version like 1.2.3`);
@@ -111,7 +176,9 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: loadSecretKey(env, dataDir),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: str(env, 'MAIL_FROM') ?? 'Kiln <kiln@localhost>',
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
+    corsOrigins: corsOrigins(env),
+    rateLimits: { enabled: bool(env, 'RATE_LIMITS_ENABLED', true), tiers: tiers(env) },
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     agentRegistryUrl: url(env, 'AGENT_REGISTRY_URL', ['http:', 'https:']),
     agentPackage: str(env, 'AGENT_PACKAGE'),
@@ -123,6 +190,12 @@ export function loadConfig(env: Env = process.env): Config {
       fiveMinuteDays: days(env, 'RETENTION_5M_DAYS', 30),
       hourDays: days(env, 'RETENTION_1H_DAYS', 400),
       dayDays: days(env, 'RETENTION_1D_DAYS', 1825),
+    },
+    delivery: {
+      allowPrivateTargets: bool(env, 'ALLOW_PRIVATE_TARGETS', false),
+      telegramApiUrl: url(env, 'TELEGRAM_API_URL', ['http:', 'https:']) ?? DEFAULT_TELEGRAM_API_URL,
+      pagerdutyEventsUrl: url(env, 'PAGERDUTY_EVENTS_URL', ['http:', 'https:']) ?? DEFAULT_PAGERDUTY_EVENTS_URL,
+      timeoutMs: millis(env, 'DELIVERY_TIMEOUT_MS', 10_000),
     },
   };
 }

@@ -8,6 +8,9 @@ import { openStore } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { serviceJobs } from './jobs/index.js';
 import { startScheduler } from './jobs/scheduler.js';
+import { memoryLimiter } from './http/rate-limit/memory-limiter.js';
+import { closeRedis, openRedis } from './http/rate-limit/redis-client.js';
+import { redisLimiter } from './http/rate-limit/redis-limiter.js';
 
 async function main(): Promise<void> {
   let config;
@@ -26,7 +29,9 @@ async function main(): Promise<void> {
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger);
-  const app = await buildApp({ config, store, clock: systemClock, mailer, logger, fetch: globalThis.fetch });
+  const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
+  const limiter = redis ? redisLimiter({ redis, logger }) : memoryLimiter();
+  const app = await buildApp({ config, store, clock: systemClock, mailer, logger, fetch: globalThis.fetch, limiter });
   const scheduler = startScheduler(serviceJobs(store, config), { clock: systemClock, logger });
 
   let stopping = false;
@@ -42,6 +47,8 @@ async function main(): Promise<void> {
     try {
       await scheduler.stop();
       await app.close();
+      await limiter.close();
+      if (redis) await closeRedis(redis);
       await mailer.close();
       await store.close();
       logger.info('stopped');

@@ -100,6 +100,11 @@ export const ERROR_CODES = {
     summary: 'A request with the same Idempotency-Key is still being processed.',
     action: 'Retry after a moment; you will then receive the first request\'s response.',
   },
+  channel_limit_reached: {
+    status: 409, retryable: false,
+    summary: 'The account already has the most notification channels it may have (50).',
+    action: 'Delete a channel you no longer need, or send several recipients through one e-mail channel.',
+  },
   no_legacy_subscription: {
     status: 409, retryable: false,
     summary: 'The account has no residual legacy subscription for this billing action to act on.',
@@ -127,7 +132,7 @@ export const ERROR_CODES = {
   },
   rate_limited: {
     status: 429, retryable: true,
-    summary: 'A token-bucket limit was exceeded.',
+    summary: 'A token-bucket limit was exceeded: per client address (100, then 10 a second), per credential (1000, then 100 a second), per account (5000, then 500 a second), a per-account sub-limit (registering, deleting, purging servers: 100 an hour; rotating keys: 10 an hour), or the failed-password attempts of one e-mail address (10 per 15 minutes).',
     action: 'Wait `retry_after_seconds` (also in the `Retry-After` header) and retry.',
   },
   ingest_too_frequent: {

@@ -3,6 +3,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, type ErrorDetail } from './errors.js';
 import type { ErrorCode } from './error-codes.js';
 import { validationDetails } from './validation.js';
+import { applySecurityHeaders, securityHeaders } from './security-headers.js';
 
 export interface ErrorEnvelope {
   error: ErrorCode;
@@ -61,6 +62,20 @@ function fromFramework(error: FastifyError): ApiError | null {
   if (status === 415) return new ApiError('unsupported_media_type', 'send the body as application/json');
   if (status >= 400 && status < 500) return new ApiError('validation_failed', 'the request is malformed');
   return null;
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a URL it cannot decode is refused
+ * before routing, so before any hook. Without this the answer would be
+ * Fastify's own body, without the envelope, request id or security headers.
+ */
+export function frameworkErrorHandler(publicUrl: string | null) {
+  const headers = securityHeaders(publicUrl);
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('X-Request-Id', request.id);
+    applySecurityHeaders(reply, headers);
+    sendError(reply, fromFramework(error) ?? new ApiError('validation_failed', 'the request is malformed'), publicUrl);
+  };
 }
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];

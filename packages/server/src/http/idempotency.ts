@@ -1,8 +1,7 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { DAY_MS, MINUTE_MS, addMs, iso, type Clock } from '../lib/clock.js';
-import { canonicalJson, deriveKey, sha256Hex } from '../lib/crypto.js';
+import { canonicalJson, constantTimeEqual, sealer, sha256Hex } from '../lib/crypto.js';
 import type { Database } from '../store/schema.js';
 import { ApiError } from './errors.js';
 import { idempotencyRepo, type ClaimRef, type IdempotencyRow } from './idempotency-repo.js';
@@ -33,27 +32,11 @@ type Outcome =
  * store readable for 24 hours when the server keeps only its hash.
  */
 function responseSealer(secretKey: string) {
-  const key = deriveKey(secretKey, 'idempotency-response');
-  const aad = (accountId: string, idemKey: string) => Buffer.from(`${accountId}\n${idemKey}`);
+  const sealed = sealer(secretKey, 'idempotency-response');
+  const context = (accountId: string, idemKey: string) => `${accountId}\n${idemKey}`;
   return {
-    seal(accountId: string, idemKey: string, text: string): string {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(aad(accountId, idemKey));
-      const data = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-      return ['v1', iv, cipher.getAuthTag(), data].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
-    },
-    /** The plaintext, or null when the row was sealed under another SECRET_KEY or altered. */
-    open(accountId: string, idemKey: string, sealed: string): string | null {
-      const [version, iv, tag, data, ...rest] = sealed.split('.');
-      if (version !== 'v1' || !iv || !tag || data === undefined || rest.length > 0) return null;
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url')).setAAD(aad(accountId, idemKey));
-        decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-        return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
-      } catch {
-        return null;
-      }
-    },
+    seal: (accountId: string, idemKey: string, text: string): string => sealed.seal(context(accountId, idemKey), text),
+    open: (accountId: string, idemKey: string, text: string): string | null => sealed.open(context(accountId, idemKey), text),
   };
 }
 
@@ -98,7 +81,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
         if (await repo.takeOver(row, row.created_at)) return { kind: 'claimed', claim: row };
         continue;
       }
-      if (existing.request_hash !== hash) return { kind: 'reused' };
+      if (!constantTimeEqual(existing.request_hash, hash)) return { kind: 'reused' };
       if (existing.state === 'in_flight') return { kind: 'in_flight' };
       const opened = sealer.open(accountId, idemKey, existing.response_body ?? '');
       if (opened === null) {

@@ -1,4 +1,5 @@
 import 'fastify';
+import type { RouteLimit } from './rate-limit/tiers.js';
 
 /** Who may call a route. Routes without `auth` need a session token or an account key. */
 export type AuthMode = 'public' | 'account' | 'collector';
@@ -14,5 +15,7 @@ declare module 'fastify' {
     capability?: Capability;
     /** Honour the Idempotency-Key header (first response cached 24 h). */
     idempotent?: boolean;
+    /** A per-account sub-limit of the spec's Limits table, checked after authentication. */
+    rateLimit?: RouteLimit;
   }
 }

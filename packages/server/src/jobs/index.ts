@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { deliveryWorkerJob } from '../notify/worker.js';
 import type { Store } from '../store/db.js';
 import { eventAlertExpiryJob } from './event-alert-expiry.js';
 import { idempotencyCleanupJob } from './idempotency-cleanup.js';
@@ -9,5 +10,5 @@ import { unreachableWatchdogJob } from './unreachable-watchdog.js';
 
 /** Every background job of the service process. */
 export function serviceJobs(store: Store, config: Config): Job[] {
-  return [idempotencyCleanupJob(store.db), metricsRollupJob(store), metricsRetentionJob(store, config.retention), eventAlertExpiryJob(store), unreachableWatchdogJob(store)];
+  return [idempotencyCleanupJob(store.db), metricsRollupJob(store), metricsRetentionJob(store, config.retention), eventAlertExpiryJob(store), unreachableWatchdogJob(store), deliveryWorkerJob(store, config)];
 }

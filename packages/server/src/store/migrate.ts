@@ -4,6 +4,8 @@ import * as foundation from './migrations/2026-11-22T0300_foundation.js';
 import * as ingestAndMetrics from './migrations/2026-11-22T0400_ingest_and_metrics.js';
 import * as rollupProgress from './migrations/2026-11-22T0430_rollup_progress.js';
 import * as alerts from './migrations/2026-11-22T0500_alerts.js';
+import * as channels from './migrations/2026-11-22T0600_channels.js';
+import * as deliveryWorker from './migrations/2026-11-22T0700_delivery_worker.js';
 
 /** The one migration history; both dialects run the same list in the same order. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +13,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0400_ingest_and_metrics': ingestAndMetrics,
   '2026-11-22T0430_rollup_progress': rollupProgress,
   '2026-11-22T0500_alerts': alerts,
+  '2026-11-22T0600_channels': channels,
+  '2026-11-22T0700_delivery_worker': deliveryWorker,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

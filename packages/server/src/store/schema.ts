@@ -191,6 +191,66 @@ export interface NotificationOutboxTable {
   created_at: Timestamp;
   /** Set by the delivery worker once every channel has the message; null while it is pending. */
   dispatched_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
+  /** Set by the delivery worker when it has planned one delivery task per enabled channel. */
+  fanned_out_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>;
+}
+
+/** pending: an attempt is due at next_attempt_at; the others are final. skipped: silenced (acknowledged) or the channel was disabled. */
+export type DeliveryTaskState = 'pending' | 'sent' | 'failed' | 'skipped';
+
+/** One notification (outbox row) to one channel, between its attempts; `deliveries` holds the attempts. */
+export interface DeliveryTasksTable {
+  /** The delivery id shared by every attempt (the webhook-id). */
+  delivery_id: string;
+  outbox_id: number;
+  channel_id: string;
+  account_id: string;
+  state: DeliveryTaskState;
+  /** Attempts made so far. */
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  /** The lease of the worker sending it now; a lease past claimed_until is free to take. */
+  claim_id: string | null;
+  claimed_until: Timestamp | null;
+}
+
+export interface ChannelsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  channel_type: string;
+  /** The whole config, sealed (AES-256-GCM, key from SECRET_KEY, bound to the channel id). */
+  config: string;
+  enabled: Flag;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  last_delivery_at: Timestamp | null;
+  last_delivery_status: DeliveryStatus | null;
+}
+
+/** sent: delivered; retrying: failed, another attempt is planned; failed: final, no attempt follows. */
+export type DeliveryStatus = 'sent' | 'retrying' | 'failed';
+
+/** One attempt to deliver one notification to one channel. */
+export interface DeliveriesTable {
+  /** The delivery (notification × channel), shared by its attempts; sent as `webhook-id`. */
+  id: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  channel_id: string;
+  account_id: string;
+  /** The notification_outbox row delivered; null for `POST /channels/:id/test`. */
+  outbox_id: number | null;
+  alert_id: string | null;
+  event: string;
+  status: DeliveryStatus;
+  http_status: number | null;
+  smtp_reply: string | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: Timestamp;
+  /** When status is retrying: the earliest time of the next attempt. */
+  next_attempt_at: Timestamp | null;
 }
 
 export interface MetricRollupProgressTable {
@@ -216,6 +276,9 @@ export interface Database {
   alerts: AlertsTable;
   server_mutes: ServerMutesTable;
   notification_outbox: NotificationOutboxTable;
+  channels: ChannelsTable;
+  deliveries: DeliveriesTable;
+  delivery_tasks: DeliveryTasksTable;
 }
 
 // Re-exported so repos can type generated columns later without importing kysely directly.

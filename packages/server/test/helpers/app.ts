@@ -7,6 +7,8 @@ import { buildApp } from '../../src/app.js';
 import { BUNDLED_AGENT_VERSION, type Config } from '../../src/config.js';
 import { logRedaction } from '../../src/lib/log.js';
 import { logMailer, type Mailer } from '../../src/lib/mailer.js';
+import type { Limiter } from '../../src/http/rate-limit/limiter.js';
+import { DEFAULT_TIERS } from '../../src/http/rate-limit/tiers.js';
 import type { Dialect, Store } from '../../src/store/db.js';
 import { FakeClock } from './clock.js';
 import { createTestStore, storeKinds } from './stores.js';
@@ -26,6 +28,8 @@ export interface TestAppOptions {
   config?: Partial<Config>;
   mailer?: (logger: pino.Logger) => Mailer;
   fetch?: typeof fetch;
+  /** Default: a fresh in-memory limiter per app. */
+  limiter?: Limiter;
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -40,6 +44,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     smtpUrl: null,
     mailFrom: 'Kiln <kiln@test.invalid>',
     trustProxy: false,
+    corsOrigins: [],
+    // The spec's limits, on: suites stay under them because api() gives each request its own address.
+    rateLimits: { enabled: true, tiers: { ...DEFAULT_TIERS } },
     logLevel: 'info',
     agentRegistryUrl: null,
     agentPackage: null,
@@ -47,6 +54,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     minAgentVersion: '0.1.0',
     bundledAgentVersion: BUNDLED_AGENT_VERSION,
     retention: { rawDays: 7, fiveMinuteDays: 30, hourDays: 400, dayDays: 1825 },
+    // Channels in tests deliver to receivers on loopback; nothing here points at a real service.
+    delivery: {
+      allowPrivateTargets: true,
+      telegramApiUrl: 'http://127.0.0.1:9/telegram-unset',
+      pagerdutyEventsUrl: 'http://127.0.0.1:9/pagerduty-unset',
+      timeoutMs: 5_000,
+    },
     ...overrides,
   };
 }
@@ -64,7 +78,7 @@ export async function startApp(kind: Dialect, options: TestAppOptions = {}): Pro
   const mailer = options.mailer ? options.mailer(logger) : logMailer(logger);
   const clock = new FakeClock();
   const config = testConfig(options.config);
-  const app = await buildApp({ config, store, clock, mailer, logger, fetch: options.fetch ?? globalThis.fetch });
+  const app = await buildApp({ config, store, clock, mailer, logger, fetch: options.fetch ?? globalThis.fetch, limiter: options.limiter });
   await app.ready();
   return {
     kind, app, store, clock, config, logs,
@@ -102,11 +116,25 @@ export interface ApiResponse<T = any> {
   raw: string;
 }
 
+let clientCounter = 0;
+
+/**
+ * A fresh client address (198.18.0.0/15, the benchmarking range) for each
+ * request, unless a test names one. Suites keep the real rate limits, and
+ * with a fake clock that stands still, the per-IP tier (100 requests, 10/s)
+ * would otherwise end every suite after its hundredth request from the one
+ * address inject uses. The per-IP tests pass `ip` explicitly.
+ */
+export function nextClientAddress(): string {
+  const n = clientCounter++ % 131_072;
+  return `198.${18 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+}
+
 export async function api<T = any>(
   t: { app: FastifyInstance },
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS',
   url: string,
-  options: { token?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+  options: { token?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string; ip?: string } = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -116,7 +144,7 @@ export async function api<T = any>(
     payload = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await t.app.inject({ method, url, headers, payload });
+  const response = await t.app.inject({ method, url, headers, payload, remoteAddress: options.ip ?? nextClientAddress() });
   let body: any = response.body;
   try {
     body = response.body ? JSON.parse(response.body) : null;

@@ -7,14 +7,25 @@ export interface ReceivedMail {
   raw: string;
 }
 
-/** A real SMTP server on loopback; `next()` yields accepted messages in order. */
-export async function startSmtpServer(): Promise<{ url: string; received: ReceivedMail[]; next(): Promise<ReceivedMail>; close(): Promise<void> }> {
+/** An SMTP reply to a recipient: `{code: 550, message: '…'}` refuses it. */
+export type RecipientVerdict = { code: number; message: string } | null;
+
+/**
+ * A real SMTP server on loopback; `next()` yields accepted messages in order.
+ * `judgeRecipient` may refuse a recipient with an SMTP reply of its choosing.
+ */
+export async function startSmtpServer(options: { judgeRecipient?: (address: string) => RecipientVerdict } = {}): Promise<{ url: string; received: ReceivedMail[]; next(): Promise<ReceivedMail>; close(): Promise<void> }> {
   const received: ReceivedMail[] = [];
   const waiters: ((mail: ReceivedMail) => void)[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const verdict = options.judgeRecipient?.(address.address) ?? null;
+      if (!verdict) return callback();
+      callback(Object.assign(new Error(verdict.message), { responseCode: verdict.code }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));

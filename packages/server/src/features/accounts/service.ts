@@ -6,6 +6,7 @@ import { newId, newOpaqueToken } from '../../lib/ids.js';
 import type { Mailer } from '../../lib/mailer.js';
 import { burnPasswordCheck, hashPassword, prepareDummyHash, verifyPassword } from '../../lib/passwords.js';
 import type { Principal } from '../../http/auth.js';
+import type { PasswordAttempts } from '../../http/rate-limit/password-attempts.js';
 import { ApiError, notFound, validationFailed } from '../../http/errors.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import type { AccountsRepo, UserRow } from './repo.js';
@@ -17,7 +18,7 @@ export const VERIFICATION_TTL_MS = DAY_MS;
 
 // Deliberately plain: an ASCII local part and a dotted domain. Internationalised
 // domains are accepted in their punycode form.
-const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{4,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+export const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{4,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -41,6 +42,8 @@ export function accountsService(deps: {
   clock: Clock;
   mailer: Mailer;
   log: Logger;
+  /** The failed-password budget per e-mail address. */
+  passwords: PasswordAttempts;
 }) {
   const { repo, tokens, clock } = deps;
   prepareDummyHash();
@@ -94,10 +97,18 @@ export function accountsService(deps: {
       };
     },
 
-    /** Same answer and the same work whether the e-mail is unknown or the password wrong. */
+    /**
+     * Same answer and the same work whether the e-mail is unknown or the
+     * password wrong; once the address has spent its failed attempts, the
+     * same 429 for both.
+     */
     async login(body: Static<typeof LoginBody>) {
-      const user = await repo.findUserByEmail(normalizeEmail(body.email));
-      const ok = user ? await verifyPassword(user.password_hash, body.password) : await burnPasswordCheck(body.password);
+      const email = normalizeEmail(body.email);
+      let user: UserRow | undefined;
+      const ok = await deps.passwords.guard(email, async () => {
+        user = await repo.findUserByEmail(email);
+        return user ? verifyPassword(user.password_hash, body.password) : burnPasswordCheck(body.password);
+      });
       if (!user || !ok) throw new ApiError('invalid_credentials', 'the e-mail address or the password is wrong');
       const { token, expiresAt } = await tokens.issue(user);
       return { token, expires_at: expiresAt };

@@ -4,6 +4,7 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { newAccountKeySecret, newId } from '../../lib/ids.js';
 import { verifyPassword } from '../../lib/passwords.js';
 import { expandScopes, type Principal } from '../../http/auth.js';
+import type { PasswordAttempts } from '../../http/rate-limit/password-attempts.js';
 import { ApiError, notFound, validationFailed } from '../../http/errors.js';
 import type { Capability, Scope } from '../../http/route-config.js';
 import type { AccountsRepo } from '../accounts/repo.js';
@@ -29,7 +30,14 @@ export function keyView(row: AccountKeyRow) {
   };
 }
 
-export function keysService(deps: { keys: KeysRepo; accounts: AccountsRepo; sessions: SessionsRepo; clock: Clock }) {
+export function keysService(deps: {
+  keys: KeysRepo;
+  accounts: AccountsRepo;
+  sessions: SessionsRepo;
+  clock: Clock;
+  /** Re-authentication draws on the same failed-password budget as login. */
+  passwords: PasswordAttempts;
+}) {
   const { keys, clock } = deps;
 
   return {
@@ -81,7 +89,7 @@ export function keysService(deps: { keys: KeysRepo; accounts: AccountsRepo; sess
     /** Confirms the password and lets this one credential perform guarded actions for 5 minutes. */
     async verifyPassword(principal: Principal, password: string) {
       const user = await deps.accounts.findUser(principal.accountId, principal.userId);
-      if (!user || !(await verifyPassword(user.password_hash, password))) {
+      if (!user || !(await deps.passwords.guard(user.email_normalized, () => verifyPassword(user.password_hash, password)))) {
         throw new ApiError('invalid_credentials', 'the password is wrong');
       }
       const until = iso(addMs(clock.now(), REAUTH_TTL_MS));

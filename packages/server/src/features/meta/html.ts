@@ -1,4 +1,5 @@
 /** Small helpers for the server-rendered docs pages: escaping and one self-contained layout. */
+import { createHash } from 'node:crypto';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -58,5 +59,9 @@ ${body}
 `;
 }
 
-/** Sent with every docs page: no scripts, no outside resources, only the inline style. */
-export const DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/**
+ * Sent with every docs page: no scripts, no outside resources, and of inline
+ * styles only the layout's own, named by its hash, so markup that slipped
+ * through escaping could not even restyle the page.
+ */
+export const DOCS_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;

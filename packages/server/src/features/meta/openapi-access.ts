@@ -1,6 +1,6 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
 
-/** The OpenAPI extension carrying a route's `auth`, `scope` and `capability` config. */
+/** The OpenAPI extension carrying a route's `auth`, `scope`, `capability` and `rateLimit` config. */
 export const ACCESS_EXTENSION = 'x-kiln-access';
 
 type SwaggerTransformInput = { schema: FastifySchema | undefined; url: string; route: RouteOptions };
@@ -18,6 +18,8 @@ export function documentRouteAccess({ schema, url, route }: SwaggerTransformInpu
   const access: Record<string, string> = { auth };
   if (auth === 'account') access.scope = config.scope ?? 'read';
   if (config.capability) access.capability = config.capability;
+  // The per-account sub-limit (tier name of RATE_LIMITS), from the option that enforces it.
+  if (config.rateLimit) access.rate_limit = config.rateLimit;
   return {
     schema: { ...schema, [ACCESS_EXTENSION]: access, ...(auth === 'public' ? { security: [] } : {}) },
     url,

@@ -23,7 +23,7 @@ export const serversRoutes: FastifyPluginAsyncTypebox<FeatureDeps> = async (app,
   const tags = ['Servers'];
 
   app.post('/servers', {
-    config: { scope: 'write', idempotent: true },
+    config: { scope: 'write', idempotent: true, rateLimit: 'server-create' },
     schema: { tags, summary: 'Register a server; returns its collector key once', body: RegisterServerBody, response: responses({ 201: RegisterServerResponse }) },
     // Every field is optional, so a POST without any body registers a server with defaults.
     preValidation: async (request) => {
@@ -64,7 +64,7 @@ export const serversRoutes: FastifyPluginAsyncTypebox<FeatureDeps> = async (app,
   }, async (request) => servers.replaceConfigOverrides(principalOf(request).accountId, request.params.server_id, request.body));
 
   app.delete('/servers/:server_id', {
-    config: { scope: 'write' },
+    config: { scope: 'write', rateLimit: 'server-delete' },
     schema: { tags, summary: 'Move a server to the trash (needs confirm=true)', params, querystring: ConfirmQuery, response: responses({ 200: TrashResponse }) },
   }, async (request) => servers.trash(principalOf(request).accountId, request.params.server_id, request.query.confirm));
 
@@ -74,7 +74,7 @@ export const serversRoutes: FastifyPluginAsyncTypebox<FeatureDeps> = async (app,
   }, async (request) => servers.restore(principalOf(request).accountId, request.params.server_id));
 
   app.post('/servers/:server_id/rotate-key', {
-    config: { scope: 'write' },
+    config: { scope: 'write', rateLimit: 'server-rotate-key' },
     schema: { tags, summary: 'Replace the collector key; the old one stops working at once', params, response: responses({ 200: RotateKeyResponse }) },
   }, async (request) => servers.rotateKey(principalOf(request).accountId, request.params.server_id));
 
@@ -83,7 +83,7 @@ export const serversRoutes: FastifyPluginAsyncTypebox<FeatureDeps> = async (app,
   }, async (request) => servers.listTrashed(principalOf(request).accountId));
 
   app.delete('/trashed-servers/:server_id', {
-    config: { scope: 'write', capability: 'servers:purge' },
+    config: { scope: 'write', capability: 'servers:purge', rateLimit: 'server-purge' },
     schema: {
       tags,
       summary: 'Destroy a trashed server permanently (account key with servers:purge, confirm=true, recent password check)',

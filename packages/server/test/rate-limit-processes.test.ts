@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { DEFAULT_REDIS_PREFIX } from '../src/http/rate-limit/redis-limiter.js';
+import { SKIP_REDIS, TEST_REDIS_URL } from './helpers/limiters.js';
+
+const serverDir = fileURLToPath(new URL('..', import.meta.url));
+
+/** Starts `src/main.ts` as users do; resolves with its origin once it listens. */
+function startService(dataDir: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: serverDir,
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const origin = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    void exited.then(() => reject(new Error(`exited before listening:\n${output}`)));
+  });
+  return { child, origin, exited, output: () => output };
+}
+
+describe('two service processes on one Redis', { skip: SKIP_REDIS }, () => {
+  test('share the per-IP bucket of a client, and close their Redis connection on SIGTERM', async () => {
+    // A client address of this run only (CGNAT range): no other run or suite touches its bucket.
+    const client = `100.${64 + randomInt(64)}.${randomInt(256)}.${randomInt(256)}`;
+    const bucketKey = `${DEFAULT_REDIS_PREFIX}ip:${client}`;
+    // One token an hour: nothing refills while the test runs, however slow the machine.
+    const env = { REDIS_URL: TEST_REDIS_URL!, TRUST_PROXY: 'true', RATE_LIMITS: 'ip:100:1/h' };
+    const dirs = [mkdtempSync(join(tmpdir(), 'kiln-rl-a-')), mkdtempSync(join(tmpdir(), 'kiln-rl-b-'))];
+    const services = dirs.map((dir) => startService(dir, env));
+    const redis = new Redis(TEST_REDIS_URL!);
+    try {
+      const [a, b] = await Promise.all(services.map((s) => s.origin));
+      const get = (origin: string) => fetch(`${origin}/healthz`, { headers: { 'x-forwarded-for': client } });
+      for (let i = 0; i < 100; i++) assert.equal((await get(i % 2 ? a! : b!)).status, 200, `request ${i + 1}`);
+      for (const origin of [a!, b!]) {
+        const refused = await get(origin);
+        assert.equal(refused.status, 429);
+        assert.equal(refused.headers.get('retry-after'), '3600');
+        assert.equal((await refused.json() as { error: string }).error, 'rate_limited');
+      }
+      assert.equal(await redis.exists(bucketKey), 1, 'the bucket lives in Redis');
+      for (const service of services) {
+        service.child.kill('SIGTERM');
+        assert.equal(await service.exited, 0, service.output());
+        assert.match(service.output(), /"msg":"stopped"/);
+      }
+    } finally {
+      for (const service of services) service.child.kill('SIGKILL');
+      await redis.del(bucketKey);
+      await redis.quit();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
