@@ -4,30 +4,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { startServiceProcess } from './helpers/service-process.js';
 import { fileURLToPath } from 'node:url';
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url));
-
-/** Starts `src/main.ts` as users do, on a free port and a fresh DATA_DIR; resolves once it listens. */
-function startMain(dataDir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: serverDir,
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', DATABASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then(() => reject(new Error(`exited before listening:\n${output}`)));
-  });
-  return { child, listening, exited, output: () => output };
-}
+const startMain = (dataDir: string) => startServiceProcess(dataDir);
 
 describe('the service process', () => {
   test('starts on the embedded store, migrates, serves, and stops cleanly on SIGTERM', async () => {

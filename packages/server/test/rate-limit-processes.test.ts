@@ -1,37 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { DEFAULT_REDIS_PREFIX } from '../src/http/rate-limit/redis-limiter.js';
 import { SKIP_REDIS, TEST_REDIS_URL } from './helpers/limiters.js';
-
-const serverDir = fileURLToPath(new URL('..', import.meta.url));
-
-/** Starts `src/main.ts` as users do; resolves with its origin once it listens. */
-function startService(dataDir: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: serverDir,
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const origin = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then(() => reject(new Error(`exited before listening:\n${output}`)));
-  });
-  return { child, origin, exited, output: () => output };
-}
+import { startServiceProcess } from './helpers/service-process.js';
 
 describe('two service processes on one Redis', { skip: SKIP_REDIS }, () => {
   test('share the per-IP bucket of a client, and close their Redis connection on SIGTERM', async () => {
@@ -41,10 +17,10 @@ describe('two service processes on one Redis', { skip: SKIP_REDIS }, () => {
     // One token an hour: nothing refills while the test runs, however slow the machine.
     const env = { REDIS_URL: TEST_REDIS_URL!, TRUST_PROXY: 'true', RATE_LIMITS: 'ip:100:1/h' };
     const dirs = [mkdtempSync(join(tmpdir(), 'kiln-rl-a-')), mkdtempSync(join(tmpdir(), 'kiln-rl-b-'))];
-    const services = dirs.map((dir) => startService(dir, env));
+    const services = dirs.map((dir) => startServiceProcess(dir, env));
     const redis = new Redis(TEST_REDIS_URL!);
     try {
-      const [a, b] = await Promise.all(services.map((s) => s.origin));
+      const [a, b] = await Promise.all(services.map((s) => s.listening));
       const get = (origin: string) => fetch(`${origin}/healthz`, { headers: { 'x-forwarded-for': client } });
       for (let i = 0; i < 100; i++) assert.equal((await get(i % 2 ? a! : b!)).status, 200, `request ${i + 1}`);
       for (const origin of [a!, b!]) {
