@@ -15,6 +15,7 @@ import type { Limiter } from './http/rate-limit/limiter.js';
 import { registerRequestGuards } from './http/request-guards.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerJsonParser } from './http/json-body.js';
+import { registerAccessLog } from './http/access-log.js';
 import { requestIdFor } from './http/request-id.js';
 import { buildValidator } from './http/validation.js';
 import './http/route-config.js';
@@ -59,16 +60,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // One access-log line per request (registerAccessLog) instead of Fastify's two.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: trustProxyOption(config.trustProxy),
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
     schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
+  registerAccessLog(app);
   registerErrorHandling(app, config.publicUrl);
   registerJsonParser(app);
   const limiter = deps.limiter ?? memoryLimiter();

@@ -11,10 +11,21 @@ describeEachStore('structured logs', (t) => {
     await api(t, 'POST', '/api/v1/auth/login', { body: { email: u.email, password: 'a wrong password' } });
     await api(t, 'GET', '/api/v1/auth/me', { token: `${login.body.token}x` });
 
-    const lines = t.logs.join('').trim().split('\n');
-    assert.ok(lines.length > 10);
-    for (const line of lines) JSON.parse(line);
-    assert.ok(lines.some((line) => JSON.parse(line).request_id), 'request lines carry request_id');
+    const lines = t.logs.join('').trim().split('\n').map((line) => JSON.parse(line));
+    // One access line per request, with its request id, method, URL, status and duration.
+    const access = lines.filter((line) => line.msg === 'request');
+    assert.deepEqual(access.map((line) => [line.method, line.url, line.status]), [
+      ['POST', '/api/v1/auth/register', 201],
+      ['POST', '/api/v1/auth/login', 200],
+      ['POST', '/api/v1/account/keys', 201],
+      ['POST', '/api/v1/account/verify-password', 200],
+      ['POST', '/api/v1/auth/login', 401],
+      ['GET', '/api/v1/auth/me', 401],
+    ]);
+    for (const line of access) {
+      assert.match(line.request_id, /^req_/);
+      assert.equal(typeof line.ms, 'number');
+    }
     const all = t.logs.join('');
     for (const secret of [PASSWORD, 'a wrong password', u.token, login.body.token, key.secret]) {
       assert.equal(all.includes(secret), false, `log contains ${secret.slice(0, 12)}…`);

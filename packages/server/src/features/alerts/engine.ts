@@ -6,7 +6,7 @@ import { silencedTypes } from '../../rules/profiles.js';
 import type { RuleInput, RuleMemory, ThresholdOverrides } from '../../rules/types.js';
 import type { Database } from '../../store/schema.js';
 import type { SnapshotAlerts } from '../ingest/service.js';
-import { ACTIVE, applyDecisions } from './changes-repo.js';
+import { applyDecisions } from './changes-repo.js';
 import { reconcile } from './reconcile.js';
 
 const NOTHING_MUTED: ReadonlySet<string> = new Set();
@@ -33,8 +33,9 @@ function thresholdsOf(configOverrides: string): ThresholdOverrides {
  * server row claimed (and so locked): evaluate every rule, reconcile the
  * findings with the server's active alerts, mutes and profile, store the
  * changes with their outbox rows, and hand back what the rules keep for the
- * next snapshot. A healthy server without mutes costs no extra statement:
- * the claim already returned its counts and previous memory.
+ * next snapshot. The claim already returned the active alerts, the mute
+ * count and the previous memory: a healthy server without mutes costs no
+ * extra statement, one whose alerts persist costs one (their last_seen_at).
  */
 export function alertEngine(deps: { minAgentVersion: string; logger: Logger }): SnapshotAlerts {
   const onError = (alertType: string, err: unknown) => deps.logger.error({ err, alert_type: alertType }, 'alert rule failed; its alerts stay as they are');
@@ -49,12 +50,10 @@ export function alertEngine(deps: { minAgentVersion: string; logger: Logger }): 
       };
       const evaluation = evaluateRules(input, onError);
       const ruleMemory = JSON.stringify(rememberSnapshot(input));
-      if (server.active_alerts === 0 && evaluation.findings.length === 0) {
+      const { active } = server;
+      if (active.length === 0 && evaluation.findings.length === 0) {
         return { newAlerts: 0, activeAlerts: 0, ruleMemory };
       }
-      const active = server.active_alerts === 0 ? [] : await tx.selectFrom('alerts').selectAll()
-        .where('server_id', '=', server.id).where('status', '=', ACTIVE)
-        .execute();
       const muted = server.muted_rules === 0 ? NOTHING_MUTED : new Set((await tx.selectFrom('server_mutes').select('alert_type')
         .where('server_id', '=', server.id)
         .execute()).map((row) => row.alert_type));

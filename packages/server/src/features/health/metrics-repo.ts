@@ -18,19 +18,12 @@ export function storedSample(metricValues: MetricValues): StoredSample {
   return { values, json: JSON.stringify(values) };
 }
 
-/** Stores one snapshot's metric values; see recordStoredSample. */
-export function recordSample(db: Executor, serverId: string, at: Date, metricValues: MetricValues): Promise<void> {
-  return recordStoredSample(db, serverId, at, storedSample(metricValues));
-}
-
 /**
- * Stores the metric values of one accepted snapshot as a raw sample; called
- * by ingest inside its transaction. One insert: the 5m, 1h and 1d rollups
- * are built later from closed buckets by the metrics-rollup job, and history
- * reads fill in what that job has not rolled yet from the finer level.
+ * Stores one raw sample outside ingest (tests, bench); ingest writes its
+ * samples through its own repo, inside the push's transaction.
  */
-export async function recordStoredSample(db: Executor, serverId: string, at: Date, sample: StoredSample): Promise<void> {
-  await db.insertInto('metric_samples').values({ server_id: serverId, ts: iso(at), metrics: sample.json }).execute();
+export async function recordSample(db: Executor, serverId: string, at: Date, metricValues: MetricValues): Promise<void> {
+  await db.insertInto('metric_samples').values({ server_id: serverId, ts: iso(at), metrics: storedSample(metricValues).json }).execute();
 }
 
 /**

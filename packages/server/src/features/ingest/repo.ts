@@ -1,9 +1,13 @@
-import type { CompiledQuery, Compilable, Kysely, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { jsonArrayFrom as postgresJsonArray } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArray } from 'kysely/helpers/sqlite';
 import type { Database } from '../../store/schema.js';
 import type { ServerFacts } from './server-facts.js';
 import type { Dialect } from '../../store/db.js';
 import { groupCommit } from '../../store/group-commit.js';
+import { reusable } from '../../store/reusable-query.js';
 import { ACTIVE } from '../alerts/changes-repo.js';
+import type { AlertRow } from '../alerts/records.js';
 import { DEFAULT_INTERVAL_SECONDS, MISSED_INTERVALS_OFFLINE } from '../health/status.js';
 
 export interface IngestClaim {
@@ -28,8 +32,9 @@ export interface ClaimedServer {
   config_overrides: string;
   /** What the rules kept from the previous snapshot (JSON text), null before the first. */
   rule_memory: string | null;
-  /** How many alerts of the server are active and how many rules it mutes, before this push. */
-  active_alerts: number;
+  /** The server's active alerts before this push. */
+  active: AlertRow[];
+  /** How many rules the server mutes. */
   muted_rules: number;
 }
 
@@ -40,22 +45,11 @@ export interface KeyHolder {
   last_ingest_at: string | null;
 }
 
-/**
- * Builds a query once and replays its SQL with new values. Building and
- * compiling a Kysely query costs more than SQLite takes to run these
- * statements, and ingest runs them for every snapshot. The query is built
- * with a marker per named value; each execution puts the real values at the
- * markers' positions, whatever order the dialect's SQL has them in.
- */
-function reusable<K extends string, R>(names: readonly K[], build: (values: Record<K, never>) => Compilable<R>) {
-  const marker = (name: string) => `\u0000kiln:${name}`;
-  const compiled = build(Object.fromEntries(names.map((n) => [n, marker(n)])) as Record<K, never>).compile();
-  const slots = compiled.parameters.map((p) => names.find((n) => p === marker(n)) ?? null);
-  return (values: Record<K, unknown>): CompiledQuery<R> => ({
-    ...compiled,
-    parameters: compiled.parameters.map((p, i) => (slots[i] === null ? p : values[slots[i]!])),
-  });
-}
+/** Every column of an alert, named: SQLite's JSON aggregate needs explicit selections. */
+const ALERT_COLUMNS = [
+  'id', 'account_id', 'server_id', 'alert_type', 'subject', 'subject_key', 'kind', 'severity', 'status', 'title', 'message',
+  'evidence', 'recommendation', 'occurrences', 'first_seen_at', 'last_seen_at', 'resolved_at', 'resolved_by', 'acknowledged', 'acknowledged_at',
+] as const satisfies readonly (keyof AlertRow)[];
 
 const CLAIM_VALUES = [
   'now', 'nowMs', 'keyHash', 'gateOpenAtOrBefore', 'ip', 'os_type', 'os_version', 'collector_version', 'dmi_vendor', 'dmi_product',
@@ -65,6 +59,7 @@ const CLAIM_VALUES = [
 export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
   // SQLite has one writer: pushes share commits. PostgreSQL runs them in parallel on the pool.
   const group = dialect === 'sqlite' ? groupCommit(db) : null;
+  const jsonArray = dialect === 'sqlite' ? sqliteJsonArray : postgresJsonArray;
 
   /**
    * The hot path's one statement: authenticates the key (unique index on
@@ -103,9 +98,10 @@ export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
     .returning((eb) => [
       'id', 'account_id', 'name', 'hostname', 'tags', 'profile', 'config_overrides',
       eb.selectFrom('latest_snapshots').select('rule_memory').whereRef('latest_snapshots.server_id', '=', 'servers.id').as('rule_memory'),
-      // Counts, so a server without active alerts or mutes (the usual case) needs no query for them.
-      eb.selectFrom('alerts').select((s) => s.fn.countAll<number>().as('n'))
-        .whereRef('alerts.server_id', '=', 'servers.id').where('alerts.status', '=', ACTIVE).as('active_alerts'),
+      // The active alerts come with the claim, so the alert engine reads none itself.
+      jsonArray(eb.selectFrom('alerts').select(ALERT_COLUMNS)
+        .whereRef('alerts.server_id', '=', 'servers.id').where('alerts.status', '=', ACTIVE)).as('active'),
+      // A count, so a server without mutes (the usual case) needs no query for them.
       eb.selectFrom('server_mutes').select((s) => s.fn.countAll<number>().as('n'))
         .whereRef('server_mutes.server_id', '=', 'servers.id').as('muted_rules'),
     ]));
@@ -118,6 +114,9 @@ export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
       metrics: eb.ref('excluded.metrics'),
       rule_memory: eb.ref('excluded.rule_memory'),
     }))));
+
+  const saveSampleQuery = reusable(['server_id', 'ts', 'metrics'] as const, (v) => db.insertInto('metric_samples')
+    .values({ server_id: v.server_id, ts: v.ts, metrics: v.metrics }));
 
   return {
     transaction<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -144,8 +143,10 @@ export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
         renamed: facts.name === undefined ? 0 : 1,
         hostname: facts.hostname ?? null,
       }));
-      // Scalar subqueries type as nullable; COUNT(*) never is.
-      return result.rows[0] as ClaimedServer | undefined;
+      const row = result.rows[0] as (Omit<ClaimedServer, 'active'> & { active: AlertRow[] | string }) | undefined;
+      if (!row) return undefined;
+      // SQLite hands the JSON aggregate over as text; pg parses it already. COUNT(*) is never null.
+      return { ...row, active: typeof row.active === 'string' ? JSON.parse(row.active) as AlertRow[] : row.active };
     },
 
     /**
@@ -154,6 +155,11 @@ export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
      */
     async saveLatest(tx: Transaction<Database>, serverId: string, receivedAt: string, snapshot: string, metrics: string, ruleMemory: string | null): Promise<void> {
       await tx.executeQuery(saveLatestQuery({ server_id: serverId, received_at: receivedAt, snapshot, metrics, rule_memory: ruleMemory }));
+    },
+
+    /** Stores the snapshot's metric values (JSON text) as a raw history sample; the rollup job builds the 5m, 1h and 1d levels later. */
+    async saveSample(tx: Transaction<Database>, serverId: string, receivedAt: string, metrics: string): Promise<void> {
+      await tx.executeQuery(saveSampleQuery({ server_id: serverId, ts: receivedAt, metrics }));
     },
 
     /** The server a key belongs to, trashed or not; undefined for an unknown, rotated-out or purged key. */

@@ -4,7 +4,7 @@ import { invalidCollectorKey } from '../../http/auth.js';
 import { addMs, iso, type Clock } from '../../lib/clock.js';
 import type { Database } from '../../store/schema.js';
 import { extractMetrics } from '../health/metrics.js';
-import { recordStoredSample, storedSample } from '../health/metrics-repo.js';
+import { storedSample } from '../health/metrics-repo.js';
 import type { ClaimedServer, IngestRepo } from './repo.js';
 import { serverFacts } from './server-facts.js';
 import type { SnapshotBody } from './snapshot-schema.js';
@@ -74,7 +74,7 @@ export function ingestService(deps: { repo: IngestRepo; clock: Clock; alerts?: S
           if (!server) return null;
           const found = await alerts.evaluate(tx, { server, snapshot, receivedAt });
           await repo.saveLatest(tx, server.id, receivedAt, raw, metrics.json, found.ruleMemory);
-          await recordStoredSample(tx, server.id, now, metrics);
+          await repo.saveSample(tx, server.id, receivedAt, metrics.json);
           return found;
         });
         if (counts) {
