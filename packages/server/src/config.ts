@@ -10,6 +10,12 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /**
+   * How long a SQLite write waits for a lock another connection holds before
+   * it fails (503 `unavailable`). better-sqlite3 waits on the event loop's
+   * thread, so the whole process waits with it.
+   */
+  sqliteBusyTimeoutMs: number;
   redisUrl: string | null;
   publicUrl: string | null;
   secretKey: string;
@@ -105,6 +111,15 @@ function millis(env: Env, name: string, fallback: number): number {
   return n;
 }
 
+/** Milliseconds from 0 (fail at once) up to `max`. */
+function waitMs(env: Env, name: string, fallback: number, max: number): number {
+  const value = str(env, name);
+  if (value === null) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > max) throw new ConfigError(`${name} must be a whole number of milliseconds (0-${max}), got "${value}"`);
+  return n;
+}
+
 function trustProxy(env: Env): TrustProxySetting {
   const value = str(env, 'TRUST_PROXY');
   if (value === null) return false;
@@ -171,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST') ?? '127.0.0.1',
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    sqliteBusyTimeoutMs: waitMs(env, 'SQLITE_BUSY_TIMEOUT_MS', 5_000, 60_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),
     secretKey: loadSecretKey(env, dataDir),

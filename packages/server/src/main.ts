@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = pino({ level: config.logLevel, redact: logRedaction });
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs, logger });
   const applied = await migrateToLatest(store);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 

@@ -147,8 +147,8 @@ export const ERROR_CODES = {
   },
   unavailable: {
     status: 503, retryable: true,
-    summary: 'The store is temporarily unreachable.',
-    action: 'Retry with backoff.',
+    summary: 'The store is temporarily unreachable: PostgreSQL restarting, unreachable or out of connections, or the SQLite file locked by another program for longer than the busy timeout. Nothing of the failed request was stored.',
+    action: 'Wait `retry_after_seconds` (also in the `Retry-After` header) and retry the same request; the service recovers by itself when the store is back.',
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { ApiError, type ErrorDetail } from './errors.js';
+import { ApiError, storeUnavailable, type ErrorDetail } from './errors.js';
+import { isStoreUnavailable } from '../store/errors.js';
 import type { ErrorCode } from './error-codes.js';
 import { validationDetails } from './validation.js';
 import { applySecurityHeaders, securityHeaders } from './security-headers.js';
@@ -103,6 +104,11 @@ export function registerErrorHandling(app: FastifyInstance, publicUrl: string | 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = error instanceof ApiError ? error : fromFramework(error);
     if (apiError) return sendError(reply, apiError, publicUrl);
+    if (isStoreUnavailable(error)) {
+      // Expected while PostgreSQL restarts or another program holds the SQLite lock; the client is told to retry.
+      request.log.warn({ err: error }, 'store unavailable; answered 503');
+      return sendError(reply, storeUnavailable(), publicUrl);
+    }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, new ApiError('internal_error', 'an internal error occurred; the request id finds it in the logs'), publicUrl);
   });

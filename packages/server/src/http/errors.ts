@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
+import { STORE_RETRY_AFTER_SECONDS } from '../store/errors.js';
 
 export interface ErrorDetail {
   /** JSON pointer into the body (`/tags/3`) or a parameter name. */
@@ -32,4 +33,9 @@ export function validationFailed(field: string, issue: string, value?: unknown):
 
 export function notFound(what: string): ApiError {
   return new ApiError('not_found', `${what} not found`);
+}
+
+/** 503 `unavailable`: the store cannot be reached for now; says when to retry, and nothing about the store. */
+export function storeUnavailable(): ApiError {
+  return new ApiError('unavailable', `the service cannot reach its store right now; retry in ${STORE_RETRY_AFTER_SECONDS} seconds`, [], STORE_RETRY_AFTER_SECONDS);
 }

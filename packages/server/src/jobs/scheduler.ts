@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.js';
+import { isStoreUnavailable } from '../store/errors.js';
 
 /** A background task of the service process. `run` gets the time from the injected clock. */
 export interface Job {
@@ -24,7 +25,11 @@ export function startScheduler(jobs: Job[], deps: { clock: Clock; logger: Logger
     const tick = () => {
       if (running.has(job.name)) return;
       const run = job.run(deps.clock.now())
-        .catch((err: unknown) => deps.logger.error({ err, job: job.name }, 'background job failed'))
+        .catch((err: unknown) => {
+          // A store outage ends by itself: a warning, and the next tick runs as usual.
+          if (isStoreUnavailable(err)) deps.logger.warn({ err, job: job.name }, 'background job failed: store unavailable; retried at the next tick');
+          else deps.logger.error({ err, job: job.name }, 'background job failed');
+        })
         .finally(() => running.delete(job.name));
       running.set(job.name, run);
     };

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.js';
+import { isStoreUnavailable } from './errors.js';
 
 export type TransactionWork<T> = (tx: Transaction<Database>) => Promise<T>;
 
@@ -18,7 +19,8 @@ export const GROUP_COMMIT_MAX = 64;
  * commit (a WAL append of every dirty page) is paid once per group instead
  * of once per request. Each unit still sees its own writes in order. If any
  * unit fails, the group is rolled back and every unit re-run alone, so only
- * the failing one fails.
+ * the failing one fails; unless the store itself is unavailable, which
+ * fails every unit of the group at once.
  */
 export function groupCommit(db: Kysely<Database>) {
   let queue: Job[] = [];
@@ -39,7 +41,14 @@ export function groupCommit(db: Kysely<Database>) {
         for (const job of group) out.push(await job.work(tx));
         return out;
       });
-    } catch {
+    } catch (error) {
+      // The store is unavailable (the lock held elsewhere beyond the busy
+      // timeout): each unit alone would meet it again after a wait of its
+      // own, with the event loop blocked for each. They all fail with it.
+      if (isStoreUnavailable(error)) {
+        for (const job of group) job.reject(error);
+        return;
+      }
       await Promise.all(group.map(alone));
       return;
     }

@@ -4,7 +4,7 @@ import { migrateToLatest } from './migrate.js';
 
 /** `npm run migrate`: applies pending migrations to the configured store and exits. */
 const config = loadConfig();
-const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
 try {
   const applied = await migrateToLatest(store);
   process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');

@@ -11,12 +11,14 @@ import type { Limiter } from '../../src/http/rate-limit/limiter.js';
 import { DEFAULT_TIERS } from '../../src/http/rate-limit/tiers.js';
 import type { Dialect, Store } from '../../src/store/db.js';
 import { FakeClock } from './clock.js';
-import { createTestStore, storeKinds } from './stores.js';
+import { createTestStore, storeKinds, type TestStoreOptions } from './stores.js';
 
 export interface TestApp {
   kind: Dialect;
   app: FastifyInstance;
   store: Store;
+  /** Where the store is: see TestStore.location. */
+  location: string;
   clock: FakeClock;
   config: Config;
   /** Every log line the app wrote, as text. */
@@ -30,6 +32,8 @@ export interface TestAppOptions {
   fetch?: typeof fetch;
   /** Default: a fresh in-memory limiter per app. */
   limiter?: Limiter;
+  /** How the store is opened (fault tests: a short busy timeout, a proxy in front of PostgreSQL). */
+  store?: TestStoreOptions;
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -38,6 +42,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     host: '127.0.0.1',
     dataDir: '',
     databaseUrl: null,
+    sqliteBusyTimeoutMs: 5_000,
     redisUrl: null,
     publicUrl: null,
     secretKey: 'test-secret-key-that-is-long-enough-0123456789',
@@ -66,7 +71,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 export async function startApp(kind: Dialect, options: TestAppOptions = {}): Promise<TestApp> {
-  const { store, dispose } = await createTestStore(kind);
+  const { store, location, dispose } = await createTestStore(kind, options.store);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -81,7 +86,7 @@ export async function startApp(kind: Dialect, options: TestAppOptions = {}): Pro
   const app = await buildApp({ config, store, clock, mailer, logger, fetch: options.fetch ?? globalThis.fetch, limiter: options.limiter });
   await app.ready();
   return {
-    kind, app, store, clock, config, logs,
+    kind, app, store, location, clock, config, logs,
     async close() {
       await app.close();
       await mailer.close();

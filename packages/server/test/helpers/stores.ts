@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openStore, type Dialect, type Store } from '../../src/store/db.js';
+import { openStore, type Dialect, type Store, type StoreOptions } from '../../src/store/db.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 
 /**
@@ -45,17 +45,27 @@ async function closeOnce(store: Store): Promise<void> {
 
 export interface TestStore {
   store: Store;
+  /** SQLite: the directory of its file (kiln.sqlite); PostgreSQL: the database's own URL, direct. */
+  location: string;
   dispose(): Promise<void>;
 }
 
+/** How the fault tests open the store: the store's own options, and for PostgreSQL a proxy in between. */
+export interface TestStoreOptions extends Pick<StoreOptions, 'sqliteBusyTimeoutMs' | 'connectTimeoutMs'> {
+  /** Rewrites the URL the store connects by (PostgreSQL). */
+  via?: (url: string) => string;
+}
+
 /** A migrated, empty store of its own: a temporary SQLite file, or a fresh PostgreSQL database. */
-export async function createTestStore(kind: Dialect): Promise<TestStore> {
+export async function createTestStore(kind: Dialect, options: TestStoreOptions = {}): Promise<TestStore> {
+  const { via, ...storeOptions } = options;
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'kiln-test-'));
-    const store = openStore({ databaseUrl: null, dataDir: dir });
+    const store = openStore({ databaseUrl: null, dataDir: dir, ...storeOptions });
     await migrateToLatest(store);
     return {
       store,
+      location: dir,
       async dispose() {
         await closeOnce(store);
         rmSync(dir, { recursive: true, force: true });
@@ -69,10 +79,11 @@ export async function createTestStore(kind: Dialect): Promise<TestStore> {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   await adminQuery(adminUrl, `create database ${name}`);
-  const store = openStore({ databaseUrl: url.toString(), dataDir: '', poolSize: 4 });
+  const store = openStore({ databaseUrl: via ? via(url.toString()) : url.toString(), dataDir: '', poolSize: 4, ...storeOptions });
   await migrateToLatest(store);
   return {
     store,
+    location: url.toString(),
     async dispose() {
       await closeOnce(store);
       await adminQuery(adminUrl, `drop database ${name} with (force)`);

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, UsersTable } from '../../store/schema.js';
+import { insertSession, type NewSession } from './sessions-repo.js';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -7,7 +8,8 @@ export function accountsRepo(db: Kysely<Database>) {
   return {
     async createAccountWithOwner(user: {
       id: string; accountId: string; email: string; emailNormalized: string; name: string; passwordHash: string; now: string;
-    }, verification: { tokenHash: string; expiresAt: string }): Promise<void> {
+    }, verification: { tokenHash: string; expiresAt: string }, session: NewSession): Promise<void> {
+      // One transaction: a registration that fails half-way (the store going away) leaves no account behind to block a retry with email_taken.
       await db.transaction().execute(async (tx) => {
         await tx.insertInto('accounts').values({ id: user.accountId, created_at: user.now }).execute();
         await tx.insertInto('users').values({
@@ -17,6 +19,7 @@ export function accountsRepo(db: Kysely<Database>) {
         await tx.insertInto('email_verifications').values({
           token_hash: verification.tokenHash, user_id: user.id, created_at: user.now, expires_at: verification.expiresAt, used_at: null,
         }).execute();
+        await insertSession(tx, session);
       });
     },
 

@@ -80,17 +80,17 @@ export function accountsService(deps: {
         now: iso(now),
       };
       const verificationToken = newOpaqueToken();
+      const { session, token } = await tokens.mint({ id: user.id, account_id: user.accountId });
       try {
         await repo.createAccountWithOwner(user, {
           tokenHash: sha256Hex(verificationToken),
           expiresAt: iso(addMs(now, VERIFICATION_TTL_MS)),
-        });
+        }, session);
       } catch (err) {
         if (isUniqueViolation(err)) throw new ApiError('email_taken', 'an account with this e-mail address already exists');
         throw err;
       }
       sendVerification(email, origin, verificationToken);
-      const { token } = await tokens.issue({ id: user.id, account_id: user.accountId });
       return {
         user: { id: user.id, email, name: user.name, verified: false, created_at: user.now },
         token,

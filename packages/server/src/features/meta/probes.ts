@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../http/errors.js';
+import { storeUnavailable } from '../../http/errors.js';
 import { responses } from '../../http/schemas.js';
 import type { Store } from '../../store/db.js';
 
@@ -20,7 +20,7 @@ export const probeRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (a
     try {
       await store.ping();
     } catch {
-      throw new ApiError('unavailable', 'the store is not reachable');
+      throw storeUnavailable();
     }
     return { status: 'ok' as const };
   });
