@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { Clock } from './lib/clock.js';
 import type { Mailer } from './lib/mailer.js';
 import type { Store } from './store/db.js';
+import { storeSharedState, type SharedState } from './shared-state.js';
 import { registerAuth, type Authenticator, type Principal } from './http/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors-plugin.js';
 import { trustProxyOption } from './http/client-ip.js';
@@ -49,6 +50,8 @@ export interface AppDeps {
   fetch: typeof fetch;
   /** Rate-limit buckets: Redis-backed when REDIS_URL is set (main.ts); in memory by default. */
   limiter?: Limiter;
+  /** Idempotency keys and the ingest gate: in Redis when REDIS_URL is set (main.ts); in the store by default. */
+  shared?: SharedState;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -100,8 +103,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   registerRequestGuards(app, { config, limiter, clock });
   registerAuth(app, authenticator);
-  registerIdempotency(app, { db: store.db, clock, secretKey: config.secretKey });
-  const feature: FeatureDeps = { config, store, clock, logger: deps.logger, fetch: deps.fetch, keys };
+  const shared = deps.shared ?? storeSharedState(store.db);
+  registerIdempotency(app, { db: store.db, clock, secretKey: config.secretKey, store: shared.idempotency });
+  const feature: FeatureDeps = { config, store, clock, logger: deps.logger, fetch: deps.fetch, keys, ingestGate: shared.ingestGate };
 
   await app.register(swagger, {
     transform: documentRouteAccess,

@@ -11,6 +11,7 @@ import { startScheduler } from './jobs/scheduler.js';
 import { memoryLimiter } from './http/rate-limit/memory-limiter.js';
 import { closeRedis, openRedis } from './http/rate-limit/redis-client.js';
 import { redisLimiter } from './http/rate-limit/redis-limiter.js';
+import { redisSharedState } from './shared-state.js';
 
 async function main(): Promise<void> {
   let config;
@@ -31,7 +32,8 @@ async function main(): Promise<void> {
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger);
   const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
   const limiter = redis ? redisLimiter({ redis, logger }) : memoryLimiter();
-  const app = await buildApp({ config, store, clock: systemClock, mailer, logger, fetch: globalThis.fetch, limiter });
+  const shared = redis ? redisSharedState({ redis, db: store.db, logger }) : undefined;
+  const app = await buildApp({ config, store, clock: systemClock, mailer, logger, fetch: globalThis.fetch, limiter, shared });
   const scheduler = startScheduler(serviceJobs(store, config), { clock: systemClock, logger });
 
   let stopping = false;

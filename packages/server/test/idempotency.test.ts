@@ -6,10 +6,13 @@ import { ApiError } from '../src/http/errors.js';
 import { registerErrorHandling } from '../src/http/errors-plugin.js';
 import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, registerIdempotency, requestHash } from '../src/http/idempotency.js';
 import '../src/http/route-config.js';
+import { redisSharedState } from '../src/shared-state.js';
 import type { Store } from '../src/store/db.js';
 import { api, createKey, describeEachStore, expectEnvelope, registerUser, type TestApp } from './helpers/app.js';
 import { FakeClock } from './helpers/clock.js';
+import { TestRedis } from './helpers/limiters.js';
 import { accountIdOf } from './helpers/servers.js';
+import { SHARED_BACKENDS, corruptIdempotencyEntry, idempotencyRows, rawIdempotencyEntry } from './helpers/shared-state.js';
 import { createTestStore, storeKinds } from './helpers/stores.js';
 
 const post = (t: TestApp, token: string, key: string | undefined, body: unknown) =>
@@ -19,7 +22,8 @@ async function serverCount(t: TestApp, name: string): Promise<number> {
   return (await t.store.db.selectFrom('servers').select('id').where('name', '=', name).execute()).length;
 }
 
-describeEachStore('Idempotency-Key on POST /servers', (t) => {
+// Every case runs with the keys in the store (no REDIS_URL) and in Redis: the two must answer alike.
+for (const backend of SHARED_BACKENDS) describeEachStore(`Idempotency-Key on POST /servers (keys in ${backend.name})`, (t) => {
   test('a retry with the same key and body replays the first response, marked Idempotency-Replayed', async () => {
     const u = await registerUser(t);
     const first = await post(t, u.token, 'retry-1', { name: 'idem-replay', tags: ['a'] });
@@ -92,12 +96,13 @@ describeEachStore('Idempotency-Key on POST /servers', (t) => {
     const accountId = await accountIdOf(t, u);
     const body = { name: 'idem-inflight' };
     const now = t.clock.now();
-    await t.store.db.insertInto('idempotency_keys').values({
+    // A first attempt that claimed the key and never answered (its process died), in whichever backend holds keys.
+    assert.deepEqual(await t.shared.idempotency.claim({
       account_id: accountId, idem_key: 'busy', request_hash: requestHash('POST', '/api/v1/servers', body), state: 'in_flight',
       status_code: null, response_body: null, created_at: now.toISOString(),
       locked_until: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS).toISOString(),
       expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-    }).execute();
+    }), { kind: 'claimed' });
     const res = await post(t, u.token, 'busy', body);
     const envelope = expectEnvelope(res, 409, 'idempotency_in_flight');
     assert.equal(envelope.retryable, true);
@@ -128,15 +133,15 @@ describeEachStore('Idempotency-Key on POST /servers', (t) => {
     }
   });
 
-  test('the stored response is encrypted: the collector key is not readable in the store', async () => {
+  test(`the stored response is encrypted: the collector key is not readable in ${backend.name === 'redis' ? 'Redis' : 'the store'}`, async () => {
     const u = await registerUser(t);
     const res = await post(t, u.token, 'sealed', { name: 'idem-sealed' });
-    const rows = await t.store.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'sealed').execute();
-    assert.equal(rows.length, 1);
-    assert.equal(rows[0]!.state, 'done');
-    assert.equal(rows[0]!.status_code, 201);
-    assert.ok(!rows[0]!.response_body!.includes(res.body.server.api_key));
-    assert.ok(!rows[0]!.response_body!.includes(res.body.server.id));
+    const entry = await rawIdempotencyEntry(t, await accountIdOf(t, u), 'sealed');
+    assert.equal(entry?.state, 'done');
+    assert.equal(entry.status_code, 201);
+    assert.ok(!entry.response_body!.includes(res.body.server.api_key));
+    assert.ok(!entry.response_body!.includes(res.body.server.id));
+    if (t.redis) assert.equal(await idempotencyRows(t.store), 0, 'with Redis, the table holds no keys');
   });
 
   test('the key must be 1-255 printable ASCII characters', async () => {
@@ -167,15 +172,15 @@ describeEachStore('Idempotency-Key on POST /servers', (t) => {
     const patch = () => api(t, 'PATCH', `/api/v1/servers/${server.id}`, { token: u.token, body: { name: 'p' }, headers: { 'idempotency-key': 'patch-key' } });
     assert.equal((await patch()).headers['idempotency-replayed'], undefined);
     assert.equal((await patch()).headers['idempotency-replayed'], undefined);
-    const rows = await t.store.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'patch-key').execute();
-    assert.equal(rows.length, 0);
+    assert.equal(await rawIdempotencyEntry(t, await accountIdOf(t, u), 'patch-key'), undefined);
   });
-});
+}, { redis: backend.redis });
 
 /** The mechanism on its own: routes that fail on purpose show what frees a key. */
-for (const kind of storeKinds()) {
-  describe(`Idempotency-Key release and misuse [${kind}]`, () => {
+for (const kind of storeKinds()) for (const backend of SHARED_BACKENDS) {
+  describe(`Idempotency-Key release and misuse (keys in ${backend.name}) [${kind}]`, { skip: backend.skip }, () => {
     let store: Store;
+    let redis: TestRedis | null = null;
     let dispose: () => Promise<void>;
     let app: FastifyInstance;
     const clock = new FakeClock();
@@ -190,7 +195,9 @@ for (const kind of storeKinds()) {
       app = Fastify();
       registerErrorHandling(app, null);
       registerAuth(app, { authenticate: async (token) => (token === 'good' ? principal : null) });
-      registerIdempotency(app, { db: store.db, clock, secretKey: 'idempotency-test-secret-key-0123456789' });
+      redis = backend.redis ? new TestRedis() : null;
+      const keys = redis ? redisSharedState({ redis: redis.redis, prefix: redis.prefix, db: store.db }).idempotency : undefined;
+      registerIdempotency(app, { db: store.db, clock, secretKey: 'idempotency-test-secret-key-0123456789', store: keys });
       const counted = (name: string) => () => {
         calls[name] = (calls[name] ?? 0) + 1;
         return calls[name]!;
@@ -218,6 +225,7 @@ for (const kind of storeKinds()) {
 
     after(async () => {
       await app.close();
+      await redis?.dispose();
       await dispose();
     });
 
@@ -253,7 +261,7 @@ for (const kind of storeKinds()) {
 
     test('a row sealed under another secret is discarded instead of replayed', async () => {
       assert.equal((await send('/ok', 'k-resealed')).statusCode, 200);
-      await store.db.updateTable('idempotency_keys').set({ response_body: 'v1.garbage.garbage.garbage' }).where('idem_key', '=', 'k-resealed').execute();
+      await corruptIdempotencyEntry({ store, redis }, principal.accountId, 'k-resealed');
       const res = await send('/ok', 'k-resealed');
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['idempotency-replayed'], undefined);

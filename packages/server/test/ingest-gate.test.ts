@@ -7,9 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { INGEST_GATE_MS } from '../src/features/ingest/service.js';
 import { logMailer } from '../src/lib/mailer.js';
+import { redisSharedState } from '../src/shared-state.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { describeEachStore, expectEnvelope, testConfig, type ApiResponse, type TestApp } from './helpers/app.js';
 import { fixtureText, latestRow, minimalSnapshot, push, reporter, sampleCount, serverRow } from './helpers/ingest.js';
+import { SHARED_BACKENDS } from './helpers/shared-state.js';
 
 function expectTooFrequent(res: ApiResponse, seconds: number): void {
   const envelope = expectEnvelope(res, 429, 'ingest_too_frequent');
@@ -18,7 +20,7 @@ function expectTooFrequent(res: ApiResponse, seconds: number): void {
   assert.equal(envelope.retryable, true);
 }
 
-/** A second service process: its own app and its own store connection, on the same PostgreSQL database as `t`. */
+/** A second service process: its own app and its own store connection, on the same PostgreSQL database (and Redis) as `t`. */
 async function secondProcess(t: TestApp): Promise<{ app: FastifyInstance; store: Store; close(): Promise<void> }> {
   const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(t.store.db);
   const url = new URL(process.env.TEST_DATABASE_URL!);
@@ -26,7 +28,8 @@ async function secondProcess(t: TestApp): Promise<{ app: FastifyInstance; store:
   const store = openStore({ databaseUrl: url.toString(), dataDir: '', poolSize: 4 });
   const logger = pino({ level: 'silent' }, new Writable({ write: (_c, _e, done) => done() }));
   const mailer = logMailer(logger);
-  const app = await buildApp({ config: testConfig(), store, clock: t.clock, mailer, logger, fetch: globalThis.fetch });
+  const shared = t.redis ? redisSharedState({ redis: t.redis.redis, prefix: t.redis.prefix, db: store.db }) : undefined;
+  const app = await buildApp({ config: testConfig(), store, clock: t.clock, mailer, logger, fetch: globalThis.fetch, shared });
   await app.ready();
   return {
     app, store,
@@ -38,7 +41,8 @@ async function secondProcess(t: TestApp): Promise<{ app: FastifyInstance; store:
   };
 }
 
-describeEachStore('the 55-second ingest gate', (t) => {
+// Every case runs with the store's gate alone (no REDIS_URL) and with Redis's in front of it: the two must answer alike.
+for (const backend of SHARED_BACKENDS) describeEachStore(`the 55-second ingest gate (${backend.name === 'redis' ? 'Redis, then the store' : 'the store alone'})`, (t) => {
   test('a second push within 55 s is 429 ingest_too_frequent with Retry-After = seconds left, rounded up', async () => {
     const r = await reporter(t);
     assert.equal((await push(t, r.key, minimalSnapshot())).status, 200);
@@ -122,4 +126,4 @@ describeEachStore('the 55-second ingest gate', (t) => {
       await other.close();
     }
   });
-});
+}, { redis: backend.redis });

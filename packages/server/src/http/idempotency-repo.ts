@@ -67,7 +67,7 @@ export function idempotencyRepo(db: Kysely<Database>) {
     },
 
     /** Drops a finished row that can no longer be replayed, unless it changed since it was read. */
-    async discard(row: IdempotencyRow): Promise<void> {
+    async discard(row: ClaimRef): Promise<void> {
       await db.deleteFrom('idempotency_keys')
         .where(byKey(row)).where('state', '=', 'done').where('locked_until', '=', row.locked_until)
         .execute();

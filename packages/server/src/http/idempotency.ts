@@ -4,7 +4,7 @@ import { DAY_MS, MINUTE_MS, addMs, iso, type Clock } from '../lib/clock.js';
 import { canonicalJson, constantTimeEqual, sealer, sha256Hex } from '../lib/crypto.js';
 import type { Database } from '../store/schema.js';
 import { ApiError } from './errors.js';
-import { idempotencyRepo, type ClaimRef, type IdempotencyRow } from './idempotency-repo.js';
+import { sqlIdempotencyStore, type ClaimRef, type IdempotencyRow, type IdempotencyStore } from './idempotency-store.js';
 
 /** How long a finished response is replayed for the same key. */
 export const IDEMPOTENCY_TTL_MS = DAY_MS;
@@ -13,6 +13,7 @@ export const IDEMPOTENCY_LOCK_MS = MINUTE_MS;
 export const REPLAYED_HEADER = 'Idempotency-Replayed';
 
 const KEY_SHAPE = /^[\x20-\x7E]{1,255}$/;
+/** Rounds of claim-then-read; another round follows only when a finished entry no longer opened and was discarded. */
 const CLAIM_ATTEMPTS = 3;
 
 /** What a key's request is compared by: the same key with another method, path or body is a misuse (422). */
@@ -60,8 +61,11 @@ function replayBody(status: number, body: string, requestId: string): string {
  * like a success; the response is stored in onSend. 5xx and 429 free the key,
  * since retrying them may succeed.
  */
-export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Database>; clock: Clock; secretKey: string }): void {
-  const repo = idempotencyRepo(deps.db);
+export function registerIdempotency(
+  app: FastifyInstance,
+  deps: { db: Kysely<Database>; clock: Clock; secretKey: string; store?: IdempotencyStore },
+): void {
+  const store = deps.store ?? sqlIdempotencyStore(deps.db);
   const sealer = responseSealer(deps.secretKey);
   const claims = new WeakMap<FastifyRequest, ClaimRef>();
 
@@ -71,21 +75,16 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
       account_id: accountId, idem_key: idemKey, request_hash: hash, state: 'in_flight', status_code: null, response_body: null,
       created_at: iso(now), locked_until: iso(addMs(now, IDEMPOTENCY_LOCK_MS)), expires_at: iso(addMs(now, IDEMPOTENCY_TTL_MS)),
     };
-    // Each step is atomic on its own; a retry covers a row that changed between two of them.
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-      if (await repo.insertClaim(row)) return { kind: 'claimed', claim: row };
-      const existing = await repo.find(accountId, idemKey);
-      if (!existing) continue;
-      const free = existing.expires_at <= row.created_at || (existing.state === 'in_flight' && existing.locked_until <= row.created_at);
-      if (free) {
-        if (await repo.takeOver(row, row.created_at)) return { kind: 'claimed', claim: row };
-        continue;
-      }
+      const found = await store.claim(row);
+      if (found.kind === 'claimed') return { kind: 'claimed', claim: row };
+      if (found.kind === 'contended') break;
+      const existing = found.entry;
       if (!constantTimeEqual(existing.request_hash, hash)) return { kind: 'reused' };
       if (existing.state === 'in_flight') return { kind: 'in_flight' };
       const opened = sealer.open(accountId, idemKey, existing.response_body ?? '');
       if (opened === null) {
-        await repo.discard(existing);
+        await store.discard(existing);
         continue;
       }
       const stored = JSON.parse(opened) as { content_type: string; body: string };
@@ -125,10 +124,10 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<Dat
     const replayable = payload === null || payload === undefined || typeof payload === 'string';
     try {
       if (status >= 500 || status === 429 || !replayable) {
-        await repo.release(held);
+        await store.release(held);
       } else {
         const stored = JSON.stringify({ content_type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), body: payload ?? '' });
-        await repo.complete(held, status, sealer.seal(held.account_id, held.idem_key, stored));
+        await store.complete(held, status, sealer.seal(held.account_id, held.idem_key, stored));
       }
     } catch (err) {
       // The response itself is sound; the claim's lock runs out and frees the key.

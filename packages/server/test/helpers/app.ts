@@ -10,7 +10,9 @@ import { logMailer, type Mailer } from '../../src/lib/mailer.js';
 import type { Limiter } from '../../src/http/rate-limit/limiter.js';
 import { DEFAULT_TIERS } from '../../src/http/rate-limit/tiers.js';
 import type { Dialect, Store } from '../../src/store/db.js';
+import { redisSharedState, storeSharedState, type SharedState } from '../../src/shared-state.js';
 import { FakeClock } from './clock.js';
+import { SKIP_REDIS, TestRedis } from './limiters.js';
 import { createTestStore, storeKinds, type TestStoreOptions } from './stores.js';
 
 export interface TestApp {
@@ -23,6 +25,10 @@ export interface TestApp {
   config: Config;
   /** Every log line the app wrote, as text. */
   logs: string[];
+  /** Idempotency keys and the ingest gate, as the app was given them. */
+  shared: SharedState;
+  /** Where `shared` lives when the app was started with `redis: true`. */
+  redis: TestRedis | null;
   close(): Promise<void>;
 }
 
@@ -34,6 +40,8 @@ export interface TestAppOptions {
   limiter?: Limiter;
   /** How the store is opened (fault tests: a short busy timeout, a proxy in front of PostgreSQL). */
   store?: TestStoreOptions;
+  /** Keep idempotency keys and the ingest gate in Redis (TEST_REDIS_URL) under a prefix of this app's own, deleted on close. */
+  redis?: boolean;
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -83,13 +91,16 @@ export async function startApp(kind: Dialect, options: TestAppOptions = {}): Pro
   const mailer = options.mailer ? options.mailer(logger) : logMailer(logger);
   const clock = new FakeClock();
   const config = testConfig(options.config);
-  const app = await buildApp({ config, store, clock, mailer, logger, fetch: options.fetch ?? globalThis.fetch, limiter: options.limiter });
+  const redis = options.redis ? new TestRedis() : null;
+  const shared = redis ? redisSharedState({ redis: redis.redis, prefix: redis.prefix, db: store.db, logger }) : storeSharedState(store.db);
+  const app = await buildApp({ config, store, clock, mailer, logger, fetch: options.fetch ?? globalThis.fetch, limiter: options.limiter, shared });
   await app.ready();
   return {
-    kind, app, store, location, clock, config, logs,
+    kind, app, store, location, clock, config, logs, shared, redis,
     async close() {
       await app.close();
       await mailer.close();
+      await redis?.dispose();
       await dispose();
     },
   };
@@ -97,11 +108,12 @@ export async function startApp(kind: Dialect, options: TestAppOptions = {}): Pro
 
 /**
  * Runs a suite once per store (SQLite, and PostgreSQL when TEST_DATABASE_URL
- * is set), each against its own fresh, migrated store.
+ * is set), each against its own fresh, migrated store. With `redis: true`
+ * the suites are skipped, and say why, when TEST_REDIS_URL is unset.
  */
 export function describeEachStore(title: string, body: (t: TestApp) => void, options: TestAppOptions = {}): void {
   for (const kind of storeKinds()) {
-    describe(`${title} [${kind}]`, () => {
+    describe(`${title} [${kind}]`, { skip: options.redis ? SKIP_REDIS : false }, () => {
       const t = { kind } as TestApp;
       before(async () => {
         Object.assign(t, await startApp(kind, options));

@@ -5,6 +5,7 @@ import { contentEncodingHook } from '../../http/json-body.js';
 import { Timestamp, responses } from '../../http/schemas.js';
 import { alertEngine } from '../alerts/engine.js';
 import type { FeatureDeps } from '../deps.js';
+import { gatedIngest } from './gate.js';
 import { ingestRepo } from './repo.js';
 import { ingestService } from './service.js';
 import { Snapshot } from './snapshot-schema.js';
@@ -26,11 +27,11 @@ const KeyCheckResponse = Type.Object({
 
 /** POST and GET /ingest: agents push snapshots and check their collector key. */
 export const ingestRoutes: FastifyPluginAsyncTypebox<FeatureDeps> = async (app, deps) => {
-  const ingest = ingestService({
+  const ingest = gatedIngest(ingestService({
     repo: ingestRepo(deps.store.db, deps.store.dialect),
     clock: deps.clock,
     alerts: alertEngine({ minAgentVersion: deps.config.minAgentVersion, logger: deps.logger }),
-  });
+  }), deps.ingestGate, deps.clock);
   const tags = ['Ingest'];
 
   app.post('/ingest', {

@@ -34,7 +34,7 @@ export const noAlerts: SnapshotAlerts = {
   evaluate: async () => ({ newAlerts: 0, activeAlerts: 0, ruleMemory: null }),
 };
 
-function tooFrequent(seconds: number): ApiError {
+export function tooFrequent(seconds: number): ApiError {
   return new ApiError('ingest_too_frequent',
     `this server pushed a snapshot less than ${INGEST_GATE_MS / 1000} seconds ago; retry in ${seconds} s`, [], seconds);
 }
@@ -59,10 +59,10 @@ export function ingestService(deps: { repo: IngestRepo; clock: Clock; alerts?: S
   return {
     /**
      * Accepts one snapshot. `raw` is the body's JSON text, stored as sent
-     * (unknown fields included) without serialising it again.
+     * (unknown fields included) without serialising it again. `now`: the
+     * receive time, given by a gate in front (gate.ts) that judged this time.
      */
-    async ingest(keyHash: string, snapshot: SnapshotBody, raw: string) {
-      const now = clock.now();
+    async ingest(keyHash: string, snapshot: SnapshotBody, raw: string, now = clock.now()) {
       const receivedAt = iso(now);
       const claim = { keyHash, now: receivedAt, gateOpenAtOrBefore: iso(addMs(now, -INGEST_GATE_MS)), facts: serverFacts(snapshot) };
       // One stored form for the latest snapshot and the history sample: same numbers, serialised once.

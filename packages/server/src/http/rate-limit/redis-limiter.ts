@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ALLOWED, type Bucket, type Limiter, type TakeResult } from './limiter.js';
 import { memoryLimiter, type MemoryLimiter } from './memory-limiter.js';
+import { redisScript } from './redis-client.js';
 
 /**
  * One script checks and debits every bucket of a request in one round trip,
@@ -64,7 +64,7 @@ if seconds < 1 then seconds = 1 end
 return {0, seconds, refused}
 `;
 
-const TAKE_SHA = createHash('sha1').update(TAKE_SCRIPT).digest('hex');
+const runTake = redisScript(TAKE_SCRIPT);
 
 export interface RedisLimiterOptions {
   redis: Redis;
@@ -91,16 +91,6 @@ export function redisLimiter(options: RedisLimiterOptions): Limiter {
   const fallback = options.fallback ?? memoryLimiter();
   let lastFaultLog = -Infinity;
 
-  async function run(keys: string[], args: string[]): Promise<[number, number, number]> {
-    try {
-      return await redis.evalsha(TAKE_SHA, keys.length, ...keys, ...args) as [number, number, number];
-    } catch (err) {
-      // NOSCRIPT: this Redis has not seen the script yet (restart, SCRIPT FLUSH); EVAL also caches it.
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return await redis.eval(TAKE_SCRIPT, keys.length, ...keys, ...args) as [number, number, number];
-    }
-  }
-
   return {
     async take(buckets: readonly Bucket[], cost: number, nowMs: number): Promise<TakeResult> {
       if (buckets.length === 0) return ALLOWED;
@@ -109,7 +99,7 @@ export function redisLimiter(options: RedisLimiterOptions): Limiter {
       for (const b of buckets) args.push(String(b.capacity), String(b.refillPerSecond / 1000), b.chargeOnRefusal ? '1' : '0');
       let reply: [number, number, number];
       try {
-        reply = await run(keys, args);
+        reply = await runTake(redis, keys, args) as [number, number, number];
       } catch (err) {
         if (nowMs - lastFaultLog >= FAULT_LOG_INTERVAL_MS) {
           lastFaultLog = nowMs;
