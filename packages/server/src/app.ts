@@ -46,7 +46,7 @@ export interface AppDeps {
   clock: Clock;
   mailer: Mailer;
   logger: Logger;
-  /** Outbound HTTP (package registry today, notification channels later); tests point it at local servers. */
+  /** Outbound HTTP for the latest agent version from the package registry; tests point it at a local server. Notification channels go through lib/safe-fetch.ts instead. */
   fetch: typeof fetch;
   /** Rate-limit buckets: Redis-backed when REDIS_URL is set (main.ts); in memory by default. */
   limiter?: Limiter;
