@@ -5,6 +5,41 @@ import { ApiError } from './errors.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * How deeply a JSON body may nest. Real bodies stay under ten levels (a
+ * snapshot's deepest field is five); the cap keeps recursive work on a
+ * parsed body (request hashing, serialising, rule evaluation) far from the
+ * stack limit whatever a client sends.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** True when `text` opens more than `max` objects or arrays inside one another (strings are skipped). */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > max) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Keep the JSON body's text on `request.rawJson` (a route that stores the body as sent). */
@@ -17,14 +52,18 @@ declare module 'fastify' {
 }
 
 /**
- * JSON bodies must be valid UTF-8: a malformed byte sequence is refused
- * rather than silently turned into U+FFFD and stored. Parsing itself stays
+ * JSON is the only body the API takes. Bodies must be valid UTF-8: a
+ * malformed byte sequence is refused rather than silently turned into U+FFFD
+ * and stored; nesting is capped at MAX_JSON_DEPTH. Parsing itself stays
  * Fastify's (secure-json-parse), which refuses `__proto__` and
- * `constructor.prototype` keys.
+ * `constructor.prototype` keys. Fastify's built-in text/plain parser is
+ * removed, so a text body is 415 like any other non-JSON type instead of
+ * reaching a handler as a string.
  */
 export function registerJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.decorateRequest('rawJson', null);
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
@@ -32,6 +71,10 @@ export function registerJsonParser(app: FastifyInstance): void {
       text = strictUtf8.decode(body as Buffer);
     } catch {
       done(new ApiError('invalid_json', 'the body is not valid UTF-8'), undefined);
+      return;
+    }
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      done(new ApiError('invalid_json', `the body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep`), undefined);
       return;
     }
     if (request.routeOptions.config.keepRawJson) request.rawJson = text;

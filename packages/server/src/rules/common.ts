@@ -21,10 +21,11 @@ export type Obj = Record<string, unknown>;
 export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 export const obj = (v: unknown): Obj | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : null);
 
-// Control characters would break one-line titles, e-mail subjects and terminals.
-const CONTROL = /\p{Cc}/gu;
+// Control characters would break one-line titles, e-mail subjects and terminals. A lone surrogate
+// would be stored as U+FFFD, so the alert would not read back as the engine keyed it.
+const CONTROL = /[\p{Cc}\p{Cs}]/gu;
 
-/** A non-empty string, capped and without control characters; anything else is null. */
+/** A non-empty string, capped, control characters and lone surrogates replaced; anything else is null. */
 export function text(v: unknown, max = MAX_TEXT): string | null {
   if (typeof v !== 'string') return null;
   const clean = (v.length > max ? v.slice(0, max) : v).replace(CONTROL, '\uFFFD');

@@ -63,3 +63,45 @@ export function verificationTokenIn(mail: ReceivedMail): string {
   if (!match) throw new Error(`no verification link in:\n${mail.raw}`);
   return match[1]!;
 }
+
+/** The decoded text of one MIME part of a raw message (quoted-printable undone). */
+export function mimePart(raw: string, type: 'text/plain' | 'text/html'): string {
+  const start = raw.indexOf(`Content-Type: ${type}`);
+  if (start < 0) throw new Error(`no ${type} part in:\n${raw}`);
+  const body = raw.slice(raw.indexOf('\r\n\r\n', start) + 4);
+  const text = body.slice(0, body.search(/\r\n--/));
+  const bytes = text.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return Buffer.from(bytes, 'latin1').toString('utf8');
+}
+
+/** The header lines of a raw message, unfolded, in order: `[name (lower case), value]`. */
+export function mailHeaders(raw: string): Array<[string, string]> {
+  const block = raw.slice(0, raw.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
+  return block.split('\r\n').map((line) => {
+    const colon = line.indexOf(':');
+    return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+  });
+}
+
+/** A header value with its RFC 2047 encoded words (B and Q) decoded; adjacent words join without the space between. */
+export function decodeHeaderValue(value: string): string {
+  const out: string[] = [];
+  let bytes: Buffer[] = [];
+  const tokens = value.split(/(=\?[^?]+\?[BbQq]\?[^?]*\?=)/);
+  tokens.forEach((token, i) => {
+    const word = /^=\?[^?]+\?([BbQq])\?([^?]*)\?=$/.exec(token);
+    if (word) {
+      const [, encoding, text] = word;
+      bytes.push(encoding!.toUpperCase() === 'B' ? Buffer.from(text!, 'base64')
+        : Buffer.from(text!.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1'));
+      return;
+    }
+    // Whitespace between two encoded words is not part of the text.
+    if (token.trim() === '' && bytes.length > 0 && i + 1 < tokens.length) return;
+    if (bytes.length) out.push(Buffer.concat(bytes).toString('utf8'));
+    bytes = [];
+    out.push(token);
+  });
+  if (bytes.length) out.push(Buffer.concat(bytes).toString('utf8'));
+  return out.join('');
+}

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { emailRendering } from '../../src/notify/senders/email.js';
 import { HOSTILE, hostileNotification, sendersAt } from '../helpers/notifications.js';
 import { closedOrigin } from '../helpers/receiver.js';
-import { startSmtpServer } from '../helpers/smtp.js';
+import { mimePart as part, startSmtpServer } from '../helpers/smtp.js';
 
 type Smtp = Awaited<ReturnType<typeof startSmtpServer>>;
 let smtp: Smtp;
@@ -17,16 +17,6 @@ after(() => smtp.close());
 
 const ctx = () => ({ deliveryId: 'dlv_mail0000000000000000', now: new Date('2026-11-22T12:00:01.000Z') });
 const email = (recipients: string[]) => ({ type: 'email' as const, config: { recipients } });
-
-/** The decoded text of one MIME part of a raw message (quoted-printable undone). */
-function part(raw: string, type: 'text/plain' | 'text/html'): string {
-  const start = raw.indexOf(`Content-Type: ${type}`);
-  assert.ok(start >= 0, `no ${type} part`);
-  const body = raw.slice(raw.indexOf('\r\n\r\n', start) + 4);
-  const text = body.slice(0, body.search(/\r\n--/));
-  const bytes = text.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  return Buffer.from(bytes, 'latin1').toString('utf8');
-}
 
 describe('e-mail sender', () => {
   test('renders every value escaped in the HTML part and verbatim in the text part', () => {

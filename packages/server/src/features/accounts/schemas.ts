@@ -28,7 +28,7 @@ export const RegisterResponse = Type.Object({
 });
 
 export const LoginBody = Type.Object({
-  email: Type.String({ minLength: 1, maxLength: 320 }),
+  email: Type.String({ minLength: 1, maxLength: 320, pattern: PLAIN_TEXT }),
   password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX }),
 });
 

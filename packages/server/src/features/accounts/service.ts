@@ -8,6 +8,7 @@ import { burnPasswordCheck, hashPassword, prepareDummyHash, verifyPassword } fro
 import type { Principal } from '../../http/auth.js';
 import type { PasswordAttempts } from '../../http/rate-limit/password-attempts.js';
 import { ApiError, notFound, validationFailed } from '../../http/errors.js';
+import { escapeHtml } from '../../notify/text.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import type { AccountsRepo, UserRow } from './repo.js';
 import type { SessionsRepo } from './sessions-repo.js';
@@ -58,7 +59,9 @@ export function accountsService(deps: {
       '',
       'If you did not create this account, ignore this message.',
     ].join('\n');
-    const html = `<p>Welcome to Kiln.</p><p>Confirm your e-mail address by opening this link within 24 hours:</p><p><a href="${link}">${link}</a></p><p>If you did not create this account, ignore this message.</p>`;
+    // Without PUBLIC_URL the origin is the request's Host header, which a client chooses: escaped like any text.
+    const href = escapeHtml(link);
+    const html = `<p>Welcome to Kiln.</p><p>Confirm your e-mail address by opening this link within 24 hours:</p><p><a href="${href}">${href}</a></p><p>If you did not create this account, ignore this message.</p>`;
     // Registration succeeds even when the mail server is down; the failure is logged.
     deps.mailer.send({ to: email, subject: 'Confirm your e-mail address for Kiln', text, html }).catch((err: unknown) => {
       deps.log.warn({ err, to: email }, 'verification e-mail not sent');

@@ -22,6 +22,11 @@ export interface SnapshotMetricsInput {
 }
 
 const finite = (value: Num): value is number => typeof value === 'number' && Number.isFinite(value);
+
+// Control characters and lone surrogates become U+FFFD in series names, as in alert subjects: PostgreSQL's
+// jsonb (the history reads cast the stored JSON) refuses \u0000 and unpaired surrogate escapes.
+const UNSTORABLE = /[\p{Cc}\p{Cs}]/gu;
+const seriesKey = (text: string) => text.replace(UNSTORABLE, '\uFFFD');
 const clampPercent = (value: number) => Math.min(100, Math.max(0, value));
 const bytesPerSecToMbps = (value: number) => (value * 8) / 1_000_000;
 
@@ -61,7 +66,7 @@ export function extractMetrics(snapshot: SnapshotMetricsInput): MetricValues {
   let diskMax: number | null = null;
   for (const disk of snapshot.disks ?? []) {
     if (!disk || !finite(disk.percent_used) || !disk.mount) continue;
-    set(`${DISK_SERIES_PREFIX}${disk.mount}`, disk.percent_used);
+    set(`${DISK_SERIES_PREFIX}${seriesKey(disk.mount)}`, disk.percent_used);
     diskMax = Math.max(diskMax ?? 0, disk.percent_used);
   }
   set('disk_max_percent', diskMax);

@@ -23,11 +23,12 @@ export interface ServerFacts {
   hostname?: string;
 }
 
-const CONTROL = /\p{Cc}/u;
+// Control characters break logs and terminals; a lone surrogate would be stored as U+FFFD, not as reported.
+const CONTROL = /[\p{Cc}\p{Cs}]/u;
 const OS_ID = /^[a-z0-9._-]{1,64}$/;
 const VERSION = /\d+(?:\.\d+)*/;
 
-/** Trimmed, non-empty text without control characters (they break logs and terminals); else nothing. */
+/** Trimmed, non-empty text without control characters or lone surrogates; else nothing. */
 function text(value: unknown): string | undefined {
   if (typeof value !== 'string' || CONTROL.test(value)) return undefined;
   const trimmed = value.trim();

@@ -17,6 +17,8 @@ export type Profile = HostProfileId;
 
 // C0 and C1 control characters: they break logs, terminals and notification bodies.
 const CONTROL = /\p{Cc}/u;
+// A lone UTF-16 surrogate (JSON allows "\ud800"): the store would keep U+FFFD, not what was sent.
+const LONE_SURROGATE = /\p{Cs}/u;
 // RFC 1035 label: a letter first, a letter or digit last, letters, digits and hyphens between.
 const LABEL = /^[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const PLACEHOLDER_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -30,6 +32,7 @@ export function charCount(value: string): number {
 export function plainText(value: string, field: string, max: number): string {
   // Checked before trimming: a trailing newline is a control character, not whitespace to forgive.
   if (CONTROL.test(value)) throw validationFailed(field, 'must not contain control characters');
+  if (LONE_SURROGATE.test(value)) throw validationFailed(field, 'must be valid Unicode text (it holds a lone surrogate)');
   const text = value.trim();
   if (text.length === 0) throw validationFailed(field, 'must not be empty or only whitespace');
   if (charCount(text) > max) throw validationFailed(field, `must be at most ${max} characters`);

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { NullableTimestamp, Timestamp } from '../../http/schemas.js';
+import { NullableTimestamp, PLAIN_TEXT, Timestamp } from '../../http/schemas.js';
 import { INTERVAL_MAX_SECONDS, INTERVAL_MIN_SECONDS } from '../alerts/overrides.js';
 import { NAME_MAX_CHARS, PROFILES, TAGS_MAX, TAG_MAX_CHARS } from './rules.js';
 
@@ -33,7 +33,7 @@ export const UpdateServerBody = Type.Object({
 }, { additionalProperties: false });
 
 export const ListServersQuery = Type.Object({
-  tag: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  tag: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200, pattern: PLAIN_TEXT }), {
     maxItems: TAGS_MAX,
     description: 'Repeatable; a server must carry every given tag',
   })),
