@@ -21,7 +21,6 @@ const db = new SQLite(join(ingest.dataDir, 'kiln.sqlite'));
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 if (process.env.FLOOR_AUTOCHECKPOINT) db.pragma(`wal_autocheckpoint = ${process.env.FLOOR_AUTOCHECKPOINT}`);
-if (process.env.FLOOR_PAGE) db.pragma(`page_size = ${process.env.FLOOR_PAGE}`);
 const servers = db.prepare('select id, collector_key_hash as keyHash from servers').all() as { id: string; keyHash: string }[];
 const alertIds = new Map<string, string[]>();
 for (const row of db.prepare(`select server_id, id from alerts where status = 'active'`).all() as { server_id: string; id: string }[]) {

@@ -20,17 +20,43 @@ const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** True when `text` opens more than `max` objects or arrays inside one another (strings are skipped). */
+/** How many `{` and `[` the text holds, counting no further than `limit` + 1. */
+function openingsUpTo(text: string, limit: number): number {
+  let count = 0;
+  for (const opening of ['{', '[']) {
+    for (let i = text.indexOf(opening); i !== -1; i = text.indexOf(opening, i + 1)) {
+      if (++count > limit) return count;
+    }
+  }
+  return count;
+}
+
+/** Where the string opened by the quote at `start` ends (its closing quote), or -1 when it never does. */
+function stringEnd(text: string, start: number): number {
+  for (let quote = text.indexOf('"', start + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return -1;
+}
+
+/**
+ * True when `text` opens more than `max` objects or arrays inside one
+ * another; brackets inside strings do not count. Runs before parsing, on
+ * every JSON body: a body with no more than `max` openings at all (every
+ * real snapshot but the largest hosts) is passed after a native count, and
+ * strings are skipped with native searches rather than character by
+ * character.
+ */
 export function nestsDeeperThan(text: string, max: number): boolean {
+  if (openingsUpTo(text, max) <= max) return false;
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) {
-      inString = true;
+    if (c === QUOTE) {
+      i = stringEnd(text, i);
+      if (i === -1) return false; // an unterminated string: the parser refuses the body
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > max) return true;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { api, expectEnvelope, registerUser, startApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { WRITE_SUCCESS, expectUnavailable, terminateBackends, warnings, writeRequests } from '../helpers/faults.js';
 import { createServer, type RegisteredServer } from '../helpers/servers.js';
-import { changedTables, storeState } from '../helpers/store-state.js';
+import { changedTables, storeRowsAt } from '../helpers/store-rows.js';
 import { storeKinds } from '../helpers/stores.js';
 import { postgresTarget, startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -31,7 +31,7 @@ describe('PostgreSQL goes away and comes back [postgres]', { skip: !storeKinds()
     await proxy?.close();
   });
 
-  const state = () => storeState('postgres', t.location);
+  const state = () => storeRowsAt('postgres', t.location);
   /** Several requests at once, so the pool holds several connections when the fault comes. */
   const warmPool = () => Promise.all([1, 2, 3].map(() => api(t, 'GET', '/api/v1/servers', { token: owner.token })));
 

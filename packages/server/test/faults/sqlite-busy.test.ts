@@ -8,7 +8,7 @@ import { isStoreUnavailable } from '../../src/store/errors.js';
 import { PASSWORD, api, expectEnvelope, registerUser, startApp, type TestApp } from '../helpers/app.js';
 import { WRITE_SUCCESS, expectUnavailable, warnings, writeRequests } from '../helpers/faults.js';
 import { createServer } from '../helpers/servers.js';
-import { changedTables, storeState } from '../helpers/store-state.js';
+import { changedTables, storeRowsAt } from '../helpers/store-rows.js';
 
 /**
  * Another program (a backup, the sqlite3 shell, a second process) holds the
@@ -45,7 +45,7 @@ describe('SQLite locked by another connection [sqlite]', () => {
     const writes = writeRequests(t, owner, server);
     const login = () => api(t, 'POST', '/api/v1/auth/login', { body: { email: owner.email, password: PASSWORD } });
     const idempotent = () => api(t, 'POST', '/api/v1/servers', { token: owner.token, body: { name: 'keyed' }, headers: { 'idempotency-key': 'busy-1' } });
-    const before = await storeState('sqlite', t.location);
+    const before = await storeRowsAt('sqlite', t.location);
 
     await whileLocked(async () => {
       for (const [name, send] of Object.entries(writes)) expectUnavailable(await send(), name);
@@ -61,7 +61,7 @@ describe('SQLite locked by another connection [sqlite]', () => {
       assert.equal((await api(t, 'GET', `/api/v1/servers/${server.id}`, { token: owner.token })).status, 200);
       assert.equal((await api(t, 'GET', '/readyz')).status, 200, 'the store answers reads: ready');
       assert.equal((await api(t, 'GET', '/healthz')).status, 200);
-      assert.deepEqual(changedTables(before, await storeState('sqlite', t.location)), [], 'nothing was written');
+      assert.deepEqual(changedTables(before, await storeRowsAt('sqlite', t.location)), [], 'nothing was written');
     });
 
     assert.ok(warnings(t.logs, 'store unavailable; answered 503').length >= 5, 'each 503 is logged at warn');
@@ -75,7 +75,7 @@ describe('SQLite locked by another connection [sqlite]', () => {
     }
     assert.equal((await login()).status, 200);
     assert.equal((await idempotent()).status, 201, 'the key was never claimed, so it is free');
-    const changed = changedTables(before, await storeState('sqlite', t.location)).join('\n');
+    const changed = changedTables(before, await storeRowsAt('sqlite', t.location)).join('\n');
     for (const table of ['accounts', 'users', 'sessions', 'servers', 'server_tags', 'latest_snapshots', 'metric_samples', 'alerts']) {
       assert.match(changed, new RegExp(`^${table}:`, 'm'), `${table} written after the lock`);
     }

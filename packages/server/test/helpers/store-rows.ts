@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import type { Store } from '../../src/store/db.js';
+import { openStore, type Dialect, type Store } from '../../src/store/db.js';
 
 /**
  * Columns left out of a store snapshot because a request that changes
@@ -52,6 +52,27 @@ export async function storeRows(store: Store): Promise<StoreRows> {
       });
   }
   return rows;
+}
+
+/**
+ * The same, read through a connection of its own to the store at `location`
+ * (a TestStore's), past whatever the service's connection is going through
+ * (a cut proxy, a busy lock): fault tests compare before and after with it.
+ */
+export async function storeRowsAt(kind: Dialect, location: string): Promise<StoreRows> {
+  const store = openStore(kind === 'sqlite' ? { databaseUrl: null, dataDir: location } : { databaseUrl: location, dataDir: '' });
+  try {
+    return await storeRows(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The tables whose rows differ between two snapshots, with their row counts, for a readable failure. */
+export function changedTables(before: StoreRows, after: StoreRows): string[] {
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return names.filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]))
+    .map((name) => `${name}: ${before[name]?.length ?? 0} → ${after[name]?.length ?? 0} rows`);
 }
 
 export interface RowChange {
