@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Expression, Kysely, Transaction } from 'kysely';
 import { jsonArrayFrom as postgresJsonArray } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArray } from 'kysely/helpers/sqlite';
 import type { Database } from '../../store/schema.js';
@@ -51,6 +51,8 @@ const ALERT_COLUMNS = [
   'evidence', 'recommendation', 'occurrences', 'first_seen_at', 'last_seen_at', 'resolved_at', 'resolved_by', 'acknowledged', 'acknowledged_at',
 ] as const satisfies readonly (keyof AlertRow)[];
 
+type AlertState = Pick<ClaimedServer, 'active' | 'muted_rules'>;
+
 const CLAIM_VALUES = [
   'now', 'nowMs', 'keyHash', 'gateOpenAtOrBefore', 'ip', 'os_type', 'os_version', 'collector_version', 'dmi_vendor', 'dmi_product',
   'ipmi_sensors_count', 'disk_health_rollup', 'name', 'renamed', 'hostname',
@@ -60,6 +62,23 @@ export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
   // SQLite has one writer: pushes share commits. PostgreSQL runs them in parallel on the pool.
   const group = dialect === 'sqlite' ? groupCommit(db) : null;
   const jsonArray = dialect === 'sqlite' ? sqliteJsonArray : postgresJsonArray;
+
+  /** What the alert engine reconciles against: the server's active alerts (a JSON array) and how many rules it mutes. */
+  const alertState = (serverId: Expression<string>) => [
+    jsonArray(db.selectFrom('alerts').select(ALERT_COLUMNS).where('alerts.server_id', '=', serverId).where('alerts.status', '=', ACTIVE)).as('active'),
+    db.selectFrom('server_mutes').select((s) => s.fn.countAll<number>().as('n')).where('server_mutes.server_id', '=', serverId).as('muted_rules'),
+  ] as const;
+
+  /**
+   * Where the alert state is read. SQLite has one writer, so the claim's own
+   * subqueries see every committed change: one statement. A PostgreSQL
+   * statement reads as of its start, which can come before this row's lock
+   * is granted: a mute, a manual resolve or a watchdog raise committed by
+   * the lock's previous holder would be missed. There a second statement
+   * reads the state once the lock is held.
+   */
+  const alertStateQuery = dialect === 'sqlite' ? null
+    : reusable(['server_id'] as const, (v) => db.selectNoFrom((eb) => alertState(eb.val(v.server_id))));
 
   /**
    * The hot path's one statement: authenticates the key (unique index on
@@ -98,12 +117,7 @@ export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
     .returning((eb) => [
       'id', 'account_id', 'name', 'hostname', 'tags', 'profile', 'config_overrides',
       eb.selectFrom('latest_snapshots').select('rule_memory').whereRef('latest_snapshots.server_id', '=', 'servers.id').as('rule_memory'),
-      // The active alerts come with the claim, so the alert engine reads none itself.
-      jsonArray(eb.selectFrom('alerts').select(ALERT_COLUMNS)
-        .whereRef('alerts.server_id', '=', 'servers.id').where('alerts.status', '=', ACTIVE)).as('active'),
-      // A count, so a server without mutes (the usual case) needs no query for them.
-      eb.selectFrom('server_mutes').select((s) => s.fn.countAll<number>().as('n'))
-        .whereRef('server_mutes.server_id', '=', 'servers.id').as('muted_rules'),
+      ...(alertStateQuery ? [] : alertState(eb.ref('servers.id'))),
     ]));
 
   const saveLatestQuery = reusable(['server_id', 'received_at', 'snapshot', 'metrics', 'rule_memory'] as const, (v) => db.insertInto('latest_snapshots')
@@ -145,6 +159,7 @@ export function ingestRepo(db: Kysely<Database>, dialect: Dialect) {
       }));
       const row = result.rows[0] as (Omit<ClaimedServer, 'active'> & { active: AlertRow[] | string }) | undefined;
       if (!row) return undefined;
+      if (alertStateQuery) Object.assign(row, (await tx.executeQuery(alertStateQuery({ server_id: row.id }))).rows[0] as AlertState);
       // SQLite hands the JSON aggregate over as text; pg parses it already. COUNT(*) is never null.
       return { ...row, active: typeof row.active === 'string' ? JSON.parse(row.active) as AlertRow[] : row.active };
     },
