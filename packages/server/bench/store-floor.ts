@@ -3,7 +3,8 @@
 // better-sqlite3, prepared once, 32 pushes per transaction as group commit
 // shares them, with no HTTP, validation, rules or Kysely. What a push costs
 // at least on this store, whatever the code around it does.
-//   node --import tsx bench/store-floor.ts   (FLOOR_SERVERS, default 10000)
+//   node --import tsx bench/store-floor.ts   (FLOOR_SERVERS, default 10000;
+//   FLOOR_AUTOCHECKPOINT=<pages> tries another WAL checkpoint interval)
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { inProcessIngest } from './in-process.js';
