@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { extractMetrics } from '../src/features/health/metrics.js';
-import { storedSample } from '../src/features/health/metrics-repo.js';
+import { storedValues } from '../src/features/health/rollups.js';
 import { evaluateRules } from '../src/rules/catalog.js';
 import { api, describeEachStore, expectEnvelope } from './helpers/app.js';
 import {
@@ -25,7 +25,7 @@ describeEachStore('POST /ingest accepts real and realistic snapshots', (t) => {
       assert.equal(latest.snapshot, text, 'stored without re-serialising');
       assert.equal(latest.received_at, res.body.received_at);
       const expected = extractMetrics(JSON.parse(text));
-      assert.deepEqual(JSON.parse(latest.metrics), storedSample(expected).values);
+      assert.deepEqual(JSON.parse(latest.metrics), storedValues(expected));
       const samples = await t.store.db.selectFrom('metric_samples').selectAll().where('server_id', '=', r.server.id).execute();
       assert.equal(samples.length, 1);
       assert.equal(samples[0]!.ts, res.body.received_at);

@@ -7,15 +7,9 @@ import { storedValues, type RollupResolution } from './rollups.js';
 
 export type Executor = Kysely<Database> | Transaction<Database>;
 
-/** A snapshot's metrics as stored: each value rounded to 4 decimals, and that as JSON text. */
-export interface StoredSample {
-  values: MetricValues;
-  json: string;
-}
-
-export function storedSample(metricValues: MetricValues): StoredSample {
-  const values = storedValues(metricValues);
-  return { values, json: JSON.stringify(values) };
+/** A snapshot's metrics as stored: each value rounded to 4 decimals, as JSON text. */
+export function storedMetricsJson(metricValues: MetricValues): string {
+  return JSON.stringify(storedValues(metricValues));
 }
 
 /**
@@ -23,7 +17,7 @@ export function storedSample(metricValues: MetricValues): StoredSample {
  * samples through its own repo, inside the push's transaction.
  */
 export async function recordSample(db: Executor, serverId: string, at: Date, metricValues: MetricValues): Promise<void> {
-  await db.insertInto('metric_samples').values({ server_id: serverId, ts: iso(at), metrics: storedSample(metricValues).json }).execute();
+  await db.insertInto('metric_samples').values({ server_id: serverId, ts: iso(at), metrics: storedMetricsJson(metricValues) }).execute();
 }
 
 /**

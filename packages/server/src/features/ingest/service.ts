@@ -4,7 +4,7 @@ import { invalidCollectorKey } from '../../http/auth.js';
 import { addMs, iso, type Clock } from '../../lib/clock.js';
 import type { Database } from '../../store/schema.js';
 import { extractMetrics } from '../health/metrics.js';
-import { storedSample } from '../health/metrics-repo.js';
+import { storedMetricsJson } from '../health/metrics-repo.js';
 import type { ClaimedServer, IngestRepo } from './repo.js';
 import { serverFacts } from './server-facts.js';
 import type { SnapshotBody } from './snapshot-schema.js';
@@ -66,15 +66,15 @@ export function ingestService(deps: { repo: IngestRepo; clock: Clock; alerts?: S
       const receivedAt = iso(now);
       const claim = { keyHash, now: receivedAt, gateOpenAtOrBefore: iso(addMs(now, -INGEST_GATE_MS)), facts: serverFacts(snapshot) };
       // One stored form for the latest snapshot and the history sample: same numbers, serialised once.
-      const metrics = storedSample(extractMetrics(snapshot));
+      const metrics = storedMetricsJson(extractMetrics(snapshot));
 
       for (let attempt = 0; attempt < 2; attempt++) {
         const counts = await repo.transaction(async (tx) => {
           const server = await repo.claim(tx, claim);
           if (!server) return null;
           const found = await alerts.evaluate(tx, { server, snapshot, receivedAt });
-          await repo.saveLatest(tx, server.id, receivedAt, raw, metrics.json, found.ruleMemory);
-          await repo.saveSample(tx, server.id, receivedAt, metrics.json);
+          await repo.saveLatest(tx, server.id, receivedAt, raw, metrics, found.ruleMemory);
+          await repo.saveSample(tx, server.id, receivedAt, metrics);
           return found;
         });
         if (counts) {
